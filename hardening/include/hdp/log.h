@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hdp's diagnostics: one sink for every message a person should read
+ * (bad arguments, fallbacks, leak reports, violation reports under the
+ * "report" policy). Never called on the fast path.
+ */
+#ifndef HDP_LOG_H
+#define HDP_LOG_H
+
+#include <hdp/compiler.h>
+
+enum hdp_log_level {
+	HDP_LOG_ERR,
+	HDP_LOG_WARN,
+	HDP_LOG_INFO,
+	HDP_LOG_DEBUG,
+};
+
+typedef void (*hdp_log_fn_t)(void *ctx, enum hdp_log_level level,
+			     const char *msg);
+
+/*
+ * Log one message. The default sink writes "hdp: <level>: <msg>\n" to
+ * stderr for levels up to the threshold set by hdp_log_set_level()
+ * (default HDP_LOG_INFO). Messages are cut at 512 bytes.
+ */
+void hdp_log(enum hdp_log_level level, const char *fmt, ...) HDP_PRINTF(2, 3);
+
+/*
+ * Replace the sink; NULL restores the default. The sink is called with
+ * an internal lock held, so messages never interleave; it must not log.
+ */
+void hdp_log_set_sink(hdp_log_fn_t fn, void *ctx);
+
+/* Messages above @level are discarded before formatting. */
+void hdp_log_set_level(enum hdp_log_level level);
+
+/* "error", "warning", "info" or "debug". */
+const char *hdp_log_level_name(enum hdp_log_level level);
+
+#endif /* HDP_LOG_H */

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Violation reports and the policies that decide what a detected
+ * memory-safety violation does: abort (the default, as the kernel's
+ * usercopy_abort), drop (count it and drop what carried it), or report
+ * (a rate-limited warning plus the count, then carry on).
+ */
+#ifndef HDP_VIOLATION_H
+#define HDP_VIOLATION_H
+
+#include <stddef.h>
+
+#include <hdp/compiler.h>
+
+enum hdp_violation_kind {
+	HDP_V_FREE_FOREIGN,	/* freed pointer lies outside the pool's objects */
+	HDP_V_FREE_INTERIOR,	/* freed pointer is inside an object, not its start */
+	HDP_V_FREE_PAST_END,	/* freed pointer lies past the pool's last object */
+	HDP_V_DOUBLE_FREE,	/* object freed while already free */
+	HDP_V__COUNT
+};
+
+enum hdp_policy {
+	HDP_POLICY_ABORT = 0,
+	HDP_POLICY_DROP,
+	HDP_POLICY_REPORT,
+};
+
+struct hdp_violation {
+	enum hdp_violation_kind kind;
+	const char *pool;	/* pool the check ran for */
+	const void *addr;	/* offending pointer */
+	size_t offset;		/* from the pool's region base; SIZE_MAX: outside */
+	size_t size;		/* object (or access) size */
+	const char *detail;	/* optional extra words, may be NULL */
+};
+
+/* Stable names used in reports, counters and JSON: "free_foreign", … */
+const char *hdp_violation_name(enum hdp_violation_kind kind);
+
+/* "abort", "drop" or "report". */
+const char *hdp_policy_name(enum hdp_policy policy);
+
+/* Parse a policy name; 0 or -EINVAL. */
+int hdp_policy_parse(const char *name, enum hdp_policy *out);
+
+/*
+ * Format the one-line report (no trailing newline) into @buf.
+ * Returns the length it wanted, as snprintf does.
+ */
+int hdp_violation_format(const struct hdp_violation *v, char *buf, size_t len);
+
+/*
+ * Act on a detected violation according to @policy. Under ABORT the line
+ * goes to stderr with a single write(2), bypassing the log sink, and the
+ * process aborts. Under REPORT it goes to the log sink as a warning, at
+ * most HDP_VIOLATION_REPORTS_PER_SEC a second (the rest are counted and
+ * summarised in the next line that gets through). Under DROP nothing is
+ * printed: the caller counts it. Counting is the caller's job in every case.
+ */
+#define HDP_VIOLATION_REPORTS_PER_SEC 10
+void hdp_violation_report(enum hdp_policy policy, const struct hdp_violation *v);
+
+/* The abort path on its own, for checks that have no policy to consult. */
+HDP_NORETURN void hdp_violation_abort(const struct hdp_violation *v);
+
+#endif /* HDP_VIOLATION_H */

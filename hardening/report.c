@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Violation reports: formatting, rate limiting and the abort path. */
+#include <hdp/violation.h>
+#include <hdp/log.h>
+
+#include <errno.h>
+#include <stdbool.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const violation_names[HDP_V__COUNT] = {
+	[HDP_V_FREE_FOREIGN]  = "free_foreign",
+	[HDP_V_FREE_INTERIOR] = "free_interior",
+	[HDP_V_FREE_PAST_END] = "free_past_end",
+	[HDP_V_DOUBLE_FREE]   = "double_free",
+};
+
+static const char *const policy_names[] = {
+	[HDP_POLICY_ABORT]  = "abort",
+	[HDP_POLICY_DROP]   = "drop",
+	[HDP_POLICY_REPORT] = "report",
+};
+
+const char *hdp_violation_name(enum hdp_violation_kind kind)
+{
+	if ((unsigned)kind >= HDP_V__COUNT)
+		return "unknown";
+	return violation_names[kind];
+}
+
+const char *hdp_policy_name(enum hdp_policy policy)
+{
+	if ((unsigned)policy >= HDP_ARRAY_SIZE(policy_names))
+		return "unknown";
+	return policy_names[policy];
+}
+
+int hdp_policy_parse(const char *name, enum hdp_policy *out)
+{
+	for (size_t i = 0; i < HDP_ARRAY_SIZE(policy_names); i++) {
+		if (name && strcmp(name, policy_names[i]) == 0) {
+			*out = (enum hdp_policy)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int hdp_violation_format(const struct hdp_violation *v, char *buf, size_t len)
+{
+	char where[48];
+
+	if (v->offset == SIZE_MAX)
+		snprintf(where, sizeof(where), "outside the region");
+	else
+		snprintf(where, sizeof(where), "at offset %zu", v->offset);
+	return snprintf(buf, len, "violation: %s in pool '%s': %p %s, size %zu%s%s",
+			hdp_violation_name(v->kind), v->pool ? v->pool : "?",
+			v->addr, where, v->size,
+			v->detail ? ": " : "", v->detail ? v->detail : "");
+}
+
+void hdp_violation_abort(const struct hdp_violation *v)
+{
+	char line[384];
+	int n;
+
+	memcpy(line, "hdp: ", 5);
+	n = hdp_violation_format(v, line + 5, sizeof(line) - 6);
+	if (n < 0)
+		n = 0;
+	n += 5;
+	if ((size_t)n > sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	/* Memory may be corrupt: no stdio, no locks, one write, then die. */
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		abort();
+	abort();
+}
+
+/* A fixed window per second: simple, and exact enough for a log. */
+static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
+static time_t rate_window;
+static unsigned rate_used;
+static unsigned long rate_suppressed;
+
+static bool report_allowed(unsigned long *suppressed)
+{
+	struct timespec now;
+	bool ok;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	pthread_mutex_lock(&rate_lock);
+	if (now.tv_sec != rate_window) {
+		rate_window = now.tv_sec;
+		rate_used = 0;
+	}
+	ok = rate_used < HDP_VIOLATION_REPORTS_PER_SEC;
+	if (ok) {
+		rate_used++;
+		*suppressed = rate_suppressed;
+		rate_suppressed = 0;
+	} else {
+		rate_suppressed++;
+	}
+	pthread_mutex_unlock(&rate_lock);
+	return ok;
+}
+
+void hdp_violation_report(enum hdp_policy policy, const struct hdp_violation *v)
+{
+	unsigned long suppressed;
+	char line[384];
+
+	switch (policy) {
+	case HDP_POLICY_DROP:
+		return;
+	case HDP_POLICY_REPORT:
+		if (!report_allowed(&suppressed))
+			return;
+		hdp_violation_format(v, line, sizeof(line));
+		if (suppressed)
+			hdp_log(HDP_LOG_WARN, "%s (%lu earlier reports suppressed)",
+				line, suppressed);
+		else
+			hdp_log(HDP_LOG_WARN, "%s", line);
+		return;
+	case HDP_POLICY_ABORT:
+	default:
+		hdp_violation_abort(v);
+	}
+}

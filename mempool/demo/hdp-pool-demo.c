@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * hdp-pool-demo: worker threads move packet-sized objects through two
+ * pools the way a forwarder would (bursts in, a queue of bursts in flight,
+ * bursts out), then the pools' counters are printed and checked: every
+ * object must be back in its pool.
+ */
+#include <hdp/log.h>
+#include <hdp/pool.h>
+#include <hdp/region.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#define BURST_MAX 64
+#define IN_FLIGHT 16	/* bursts a worker holds, like frames queued on a ring */
+
+struct options {
+	unsigned threads;
+	unsigned seconds;
+	const char *huge_dir;
+	enum hdp_mem_kind mem;
+	bool json;
+};
+
+static atomic_bool stop;
+
+struct worker {
+	pthread_t tid;
+	unsigned seed;
+	struct hdp_pool *frames;
+	struct hdp_pool *meta;
+	_Atomic uint64_t bursts;
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	atomic_store(&stop, true);
+}
+
+static unsigned next_rand(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 8;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	void *held[IN_FLIGHT][BURST_MAX];
+	unsigned held_n[IN_FLIGHT] = { 0 };
+	unsigned slot = 0;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		unsigned want = 1 + next_rand(&w->seed) % BURST_MAX;
+		void *meta;
+
+		/* Retire the oldest burst, as TX completion would. */
+		hdp_pool_free_burst(w->frames, held[slot], held_n[slot]);
+		held_n[slot] = hdp_pool_alloc_burst(w->frames, held[slot], want);
+		for (unsigned i = 0; i < held_n[slot]; i++)
+			memset(held[slot][i], 0xa5, 60 + next_rand(&w->seed) % 1454);
+		meta = hdp_pool_alloc(w->meta);
+		if (meta)
+			hdp_pool_free(w->meta, meta);
+		slot = (slot + 1) % IN_FLIGHT;
+		atomic_fetch_add_explicit(&w->bursts, 1, memory_order_relaxed);
+	}
+	for (unsigned i = 0; i < IN_FLIGHT; i++)
+		hdp_pool_free_burst(w->frames, held[i], held_n[i]);
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hdp-pool-demo [--threads N] [--seconds S] [--plain | --huge-dir DIR] [--json]\n"
+		"  --threads N     worker threads (1..64, default 2)\n"
+		"  --seconds S     how long to run (1..3600, default 3)\n"
+		"  --plain         plain pages instead of hugepages\n"
+		"  --huge-dir DIR  back the pools with files on this hugetlbfs mount\n"
+		"  --json          print the final counters as JSON\n");
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi,
+		      unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *s == '\0' || *s == '-' || *end || v < lo || v > hi) {
+		fprintf(stderr, "hdp-pool-demo: %s '%s': expected a number from %u to %u\n",
+			opt, s, lo, hi);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "threads", required_argument, NULL, 't' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "plain", no_argument, NULL, 'p' },
+		{ "huge-dir", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	*o = (struct options){ .threads = 2, .seconds = 3, .mem = HDP_MEM_AUTO };
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (parse_uint("--threads", optarg, 1, 64, &o->threads))
+				return 2;
+			break;
+		case 's':
+			if (parse_uint("--seconds", optarg, 1, 3600, &o->seconds))
+				return 2;
+			break;
+		case 'p':
+			o->mem = HDP_MEM_PLAIN;
+			break;
+		case 'd':
+			o->mem = HDP_MEM_HUGE_FILE;
+			o->huge_dir = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hdp-pool-demo: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
+static int print_pool(struct hdp_pool *pool, void *ctx)
+{
+	const struct options *o = ctx;
+	struct hdp_pool_stats st;
+	char buf[2048];
+
+	hdp_pool_stats_get(pool, &st);
+	if (o->json)
+		hdp_pool_stats_json(&st, buf, sizeof(buf));
+	else
+		hdp_pool_stats_text(&st, buf, sizeof(buf));
+	fputs(buf, stdout);
+	if (o->json)
+		putchar('\n');
+	return 0;
+}
+
+/* Show what the registry answers for a frame, its interior and a stranger. */
+static void show_lookups(struct hdp_pool *frames)
+{
+	struct hdp_pool_layout lay;
+	struct hdp_region_info info;
+	int local;
+	const char *probes[3];
+	const char *what[3] = { "frame 5", "frame 5 + 100", "a stack variable" };
+
+	hdp_pool_layout(frames, &lay);
+	probes[0] = (char *)hdp_pool_obj_at(frames, 5);
+	probes[1] = probes[0] + 100;
+	probes[2] = (const char *)&local;
+	printf("region registry: %u regions\n", hdp_region_count());
+	for (int i = 0; i < 3; i++) {
+		if (hdp_region_find(probes[i], &info) == 0)
+			printf("  %-18s -> region '%s', object %zu, offset %zu in it\n",
+			       what[i], info.name,
+			       (size_t)((uintptr_t)probes[i] - info.base) / info.obj_stride,
+			       (size_t)((uintptr_t)probes[i] - info.base) % info.obj_stride);
+		else
+			printf("  %-18s -> in no registered region\n", what[i]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct hdp_pool *frames, *meta;
+	struct worker *w;
+	struct hdp_pool_stats fs, ms;
+	uint64_t last = 0;
+	int ret = parse_options(argc, argv, &o);
+
+	if (ret)
+		return ret;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	/* 2 KiB frames at 2 KiB stride: the layout an AF_XDP UMEM wants. */
+	frames = hdp_pool_create(&(struct hdp_pool_params){
+		.name = "frames", .obj_size = 2048, .obj_align = 2048,
+		.obj_count = 8192, .mem = o.mem, .huge_dir = o.huge_dir,
+	});
+	if (!frames) {
+		fprintf(stderr, "hdp-pool-demo: pool 'frames': %s\n", strerror(errno));
+		return 1;
+	}
+	meta = hdp_pool_create(&(struct hdp_pool_params){
+		.name = "meta", .obj_size = 192, .obj_count = 1024, .mem = o.mem,
+		.huge_dir = o.huge_dir,
+	});
+	if (!meta) {
+		fprintf(stderr, "hdp-pool-demo: pool 'meta': %s\n", strerror(errno));
+		hdp_pool_destroy(frames);
+		return 1;
+	}
+
+	printf("hdp-pool-demo %s: %u threads for %u s\n", HDP_VERSION, o.threads,
+	       o.seconds);
+	w = calloc(o.threads, sizeof(*w));
+	if (!w) {
+		ret = 1;
+		goto out;
+	}
+	for (unsigned i = 0; i < o.threads; i++) {
+		w[i] = (struct worker){ .seed = 12345 + i, .frames = frames, .meta = meta };
+		if (pthread_create(&w[i].tid, NULL, worker_main, &w[i])) {
+			fprintf(stderr, "hdp-pool-demo: cannot start thread %u\n", i);
+			atomic_store(&stop, true);
+			o.threads = i;
+			break;
+		}
+	}
+	for (unsigned s = 0; s < o.seconds && !atomic_load(&stop); s++) {
+		uint64_t bursts = 0;
+
+		sleep(1);
+		for (unsigned i = 0; i < o.threads; i++)
+			bursts += atomic_load(&w[i].bursts);
+		hdp_pool_stats_get(frames, &fs);
+		printf("[%3us] %9llu bursts/s  frames in use %5llu  cache hits %5.1f%%\n",
+		       s + 1, (unsigned long long)(bursts - last),
+		       (unsigned long long)fs.in_use,
+		       fs.allocs ? 100.0 * (double)fs.cache_hits / (double)fs.allocs : 0.0);
+		fflush(stdout);
+		last = bursts;
+	}
+	atomic_store(&stop, true);
+	for (unsigned i = 0; i < o.threads; i++)
+		pthread_join(w[i].tid, NULL);
+	free(w);
+
+	show_lookups(frames);
+	hdp_pool_foreach(print_pool, &o);
+	hdp_pool_stats_get(frames, &fs);
+	hdp_pool_stats_get(meta, &ms);
+	if (fs.in_use || ms.in_use || fs.free_shared != fs.obj_count ||
+	    ms.free_shared != ms.obj_count) {
+		fprintf(stderr, "hdp-pool-demo: objects missing after the run\n");
+		ret = 1;
+	} else {
+		printf("every object is back in its pool\n");
+	}
+out:
+	hdp_pool_destroy(meta);
+	hdp_pool_destroy(frames);
+	return ret;
+}

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Named pools of fixed-size objects carved from one contiguous,
+ * page-aligned region (hugepages when there are any), so that a pool's
+ * region can serve directly as an AF_XDP UMEM.
+ *
+ * Every thread gets its own cache per pool: allocations and frees that the
+ * cache can serve take no lock and write no cache line another thread
+ * reads. Misses move objects to or from the pool's shared stack in one
+ * locked batch.
+ *
+ * Naming: _bulk is all or nothing, _burst is best effort and returns a
+ * count. Constructors return NULL and set errno; other calls that can fail
+ * return 0 or a negative errno. Errors a person should read are logged
+ * through hdp_log().
+ */
+#ifndef HDP_POOL_H
+#define HDP_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hdp/violation.h>
+
+#define HDP_POOL_NAME_MAX	32		/* including the NUL */
+#define HDP_POOL_MAX		256		/* pools alive at once */
+#define HDP_POOL_OBJ_SIZE_MAX	(1u << 20)	/* 1 MiB */
+#define HDP_POOL_OBJ_COUNT_MAX	(1u << 26)
+#define HDP_POOL_REGION_MAX	((size_t)16 << 30)	/* 16 GiB */
+#define HDP_POOL_ALIGN_MAX	4096u
+#define HDP_POOL_ALIGN_DEFAULT	64u
+#define HDP_POOL_CACHE_DEFAULT	256u
+#define HDP_POOL_CACHE_MAX	1024u
+
+struct hdp_pool;
+
+/* Where a pool's region comes from. */
+enum hdp_mem_kind {
+	HDP_MEM_AUTO = 0,	/* HUGE_ANON, else PLAIN with a warning */
+	HDP_MEM_HUGE_ANON,	/* mmap(MAP_HUGETLB) */
+	HDP_MEM_HUGE_MEMFD,	/* memfd_create(MFD_HUGETLB) */
+	HDP_MEM_HUGE_FILE,	/* an unlinked file on the hugetlbfs at huge_dir */
+	HDP_MEM_PLAIN,		/* ordinary pages, MADV_HUGEPAGE */
+};
+
+enum hdp_pool_flags {
+	/* Fail with ENOMEM instead of falling back to plain pages. */
+	HDP_POOL_F_NO_FALLBACK = 1u << 0,
+	/* No per-thread caches: every call goes to the shared stack. */
+	HDP_POOL_F_NO_CACHE = 1u << 1,
+};
+
+struct hdp_pool_params {
+	const char *name;	/* [A-Za-z0-9_-], 1..31 chars, unique */
+	size_t obj_size;	/* 1..HDP_POOL_OBJ_SIZE_MAX */
+	size_t obj_align;	/* power of two <= 4096; 0: 64 */
+	uint32_t obj_count;	/* 1..HDP_POOL_OBJ_COUNT_MAX */
+	uint32_t cache_size;	/* per-thread cache; 0: default 256 */
+	enum hdp_mem_kind mem;
+	const char *huge_dir;	/* hugetlbfs mount, for HDP_MEM_HUGE_FILE */
+	unsigned flags;		/* enum hdp_pool_flags */
+	enum hdp_policy on_violation;	/* default: abort */
+};
+
+/*
+ * Burst hooks where the hardening layer plugs in. on_free sees objects
+ * already validated as this pool's, before they become allocatable again;
+ * on_alloc sees them after they were taken, before the caller does. Both
+ * run on the allocating or freeing thread, outside any lock.
+ */
+struct hdp_pool_hooks {
+	void (*on_alloc)(void *ctx, struct hdp_pool *pool, void *const *objs,
+			 unsigned n);
+	void (*on_free)(void *ctx, struct hdp_pool *pool, void *const *objs,
+			unsigned n);
+	void *ctx;
+};
+
+/*
+ * Create a pool: map its region, register it, build its free stack.
+ * The region is not touched, so memory is committed only as objects are
+ * used. Returns NULL with errno: EINVAL (bad parameters), EEXIST (name
+ * taken), ENOSPC (HDP_POOL_MAX pools), E2BIG (region above 16 GiB),
+ * ENOMEM (no memory, or no hugepages under HDP_POOL_F_NO_FALLBACK),
+ * ENOENT or ENOTDIR (huge_dir).
+ */
+struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params);
+
+/*
+ * Unmap and forget the pool. Objects still in use are reported as leaked.
+ * No other thread may use the pool during or after this call; their
+ * caches go with the pool.
+ */
+void hdp_pool_destroy(struct hdp_pool *pool);
+
+/* The live pool called @name, or NULL. */
+struct hdp_pool *hdp_pool_find(const char *name);
+
+/* Call @fn for every live pool, in creation order, until it returns non-0. */
+int hdp_pool_foreach(int (*fn)(struct hdp_pool *pool, void *ctx), void *ctx);
+
+/*
+ * Allocate exactly @n objects or none: returns 0 or -ENOMEM.
+ * Fast path: a thread-local cache pop, plus one predictable branch when no
+ * hooks are attached.
+ */
+int hdp_pool_alloc_bulk(struct hdp_pool *pool, void **objs, unsigned n);
+
+/* Allocate up to @n objects; returns how many were stored in @objs. */
+unsigned hdp_pool_alloc_burst(struct hdp_pool *pool, void **objs, unsigned n);
+
+/*
+ * Free up to @n objects; returns how many were freed. A pointer that is not
+ * the start of one of this pool's objects is a violation handled by the
+ * pool's policy (abort by default; otherwise counted, reported as
+ * configured, and not freed).
+ */
+unsigned hdp_pool_free_burst(struct hdp_pool *pool, void *const *objs,
+			     unsigned n);
+
+/* Free all @n objects, or none if any is invalid: 0 or -EINVAL. */
+int hdp_pool_free_bulk(struct hdp_pool *pool, void *const *objs, unsigned n);
+
+static inline void *hdp_pool_alloc(struct hdp_pool *pool)
+{
+	void *obj;
+
+	return hdp_pool_alloc_burst(pool, &obj, 1) ? obj : NULL;
+}
+
+static inline void hdp_pool_free(struct hdp_pool *pool, void *obj)
+{
+	hdp_pool_free_burst(pool, &obj, 1);
+}
+
+/* Return the calling thread's cached objects to the shared stack. */
+void hdp_pool_cache_flush(struct hdp_pool *pool);
+
+/*
+ * Return every thread's cached objects to the shared stack, checking each
+ * for a double free on the way. Only while no other thread allocates from
+ * or frees to the pool. Returns the number of double frees found.
+ */
+unsigned hdp_pool_drain(struct hdp_pool *pool);
+
+/*
+ * Attach hooks (NULL detaches). A burst in flight finishes with the hooks
+ * it started with; @hooks must stay valid until replaced and every burst
+ * that may have seen it has returned.
+ */
+void hdp_pool_set_hooks(struct hdp_pool *pool, const struct hdp_pool_hooks *hooks);
+
+/* The pool's layout, as an AF_XDP UMEM or a bounds check needs it. */
+struct hdp_pool_layout {
+	void *base;		/* region start, page aligned */
+	size_t region_len;	/* whole mapping, a multiple of page_size */
+	size_t page_size;
+	size_t obj_size;	/* as requested */
+	size_t obj_stride;	/* distance between objects */
+	uint32_t obj_count;
+	int region_id;		/* in the region registry */
+};
+
+void hdp_pool_layout(const struct hdp_pool *pool, struct hdp_pool_layout *out);
+const char *hdp_pool_name(const struct hdp_pool *pool);
+
+/* Index of object @obj (must be valid), and the object at @idx. */
+uint32_t hdp_pool_obj_index(const struct hdp_pool *pool, const void *obj);
+void *hdp_pool_obj_at(const struct hdp_pool *pool, uint32_t idx);
+
+/* "auto", "huge-anon", "huge-memfd", "huge-file", "plain". */
+const char *hdp_mem_kind_name(enum hdp_mem_kind kind);
+
+struct hdp_pool_stats {
+	char name[HDP_POOL_NAME_MAX];
+	uint64_t obj_count;
+	uint64_t obj_size;
+	uint64_t obj_stride;
+	uint64_t in_use;	/* allocations - accepted frees */
+	uint64_t free_shared;	/* in the shared stack */
+	uint64_t free_cached;	/* in thread caches */
+	uint64_t allocs;
+	uint64_t frees;
+	uint64_t alloc_fails;	/* calls that got fewer objects than asked */
+	uint64_t cache_hits;	/* objects served by a thread cache alone */
+	uint64_t cache_misses;	/* objects that needed the shared stack */
+	uint64_t caches;	/* thread caches alive */
+	uint64_t region_bytes;
+	uint64_t page_size;
+	uint64_t pages;
+	bool huge;		/* backed by hugepages */
+	bool fallback;		/* wanted hugepages, got plain pages */
+	enum hdp_mem_kind mem;
+	enum hdp_policy on_violation;
+	uint64_t violations[HDP_V__COUNT];
+};
+
+/*
+ * A snapshot of the pool's counters. Exact when no other thread is using
+ * the pool; otherwise each counter is a recent value of its own.
+ */
+void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out);
+
+/*
+ * Write @st as one JSON object, or as readable "key value" lines, into
+ * @buf. Return the length wanted, as snprintf does.
+ */
+int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len);
+int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len);
+
+#endif /* HDP_POOL_H */

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "mem_map.h"
+
+#include <hdp/log.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static size_t huge_page_size;
+static pthread_once_t huge_page_once = PTHREAD_ONCE_INIT;
+
+static void read_huge_page_size(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+	unsigned long kib;
+
+	huge_page_size = (size_t)2 << 20;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Hugepagesize: %lu kB", &kib) == 1 && kib) {
+			huge_page_size = (size_t)kib << 10;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+size_t mem_huge_page_size(void)
+{
+	pthread_once(&huge_page_once, read_huge_page_size);
+	return huge_page_size;
+}
+
+static size_t round_up(size_t n, size_t to)
+{
+	return (n + to - 1) / to * to;
+}
+
+static long huge_pages_free(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+	long n = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+static int map_shared_fd(int fd, size_t len, void **base)
+{
+	void *p;
+
+	if (ftruncate(fd, (off_t)len) < 0)
+		return -errno;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	*base = p;
+	return 0;
+}
+
+static int map_huge_anon(size_t len, void **base)
+{
+	/* Never MAP_NORESERVE: hugepages are reserved now, or mmap fails. */
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	*base = p;
+	return 0;
+}
+
+static int map_huge_memfd(const char *who, size_t len, void **base)
+{
+	int fd, ret;
+
+	if (!HDP_HAVE_MEMFD_HUGETLB)
+		return -EOPNOTSUPP;
+	fd = memfd_create(who, MFD_CLOEXEC | MFD_HUGETLB);
+	if (fd < 0)
+		return -errno;
+	ret = map_shared_fd(fd, len, base);
+	close(fd);
+	return ret;
+}
+
+/* A file on hugetlbfs that no one can see: O_TMPFILE, or create and unlink. */
+static int open_hidden_file(const char *dir, const char *who)
+{
+	char path[4096];
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+		return fd;
+	if ((size_t)snprintf(path, sizeof(path), "%s/hdp-%s-XXXXXX", dir, who) >=
+	    sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+/* A bad directory is the user's mistake: said once, never a fallback. */
+static int check_huge_dir(const char *dir, const char *who)
+{
+	struct statfs fs;
+	int ret;
+
+	if (!dir || !*dir) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': huge-file memory needs a hugetlbfs directory",
+			who);
+		return -EINVAL;
+	}
+	if (statfs(dir, &fs) < 0) {
+		ret = -errno;
+		hdp_log(HDP_LOG_ERR, "pool '%s': huge directory %s: %s", who, dir,
+			strerror(-ret));
+		return ret;
+	}
+	if (fs.f_type != HUGETLBFS_MAGIC) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': huge directory %s is not a hugetlbfs mount",
+			who, dir);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int map_huge_file(const char *dir, const char *who, size_t len,
+			 void **base)
+{
+	int fd, ret;
+
+	fd = open_hidden_file(dir, who);
+	if (fd < 0) {
+		ret = -errno;
+		hdp_log(HDP_LOG_ERR, "pool '%s': cannot create a file in %s: %s", who,
+			dir, strerror(-ret));
+		return ret;
+	}
+	ret = map_shared_fd(fd, len, base);
+	close(fd);
+	return ret;
+}
+
+static int map_plain(size_t len, void **base)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	/* Transparent hugepages where the kernel can: fewer TLB misses. */
+	if (HDP_HAVE_MADV_HUGEPAGE)
+		madvise(p, len, MADV_HUGEPAGE);
+	*base = p;
+	return 0;
+}
+
+/* Failures that mean "no hugepages to be had", as opposed to bad input. */
+static bool is_shortage(int err)
+{
+	return err == -ENOMEM || err == -ENOSPC || err == -EOPNOTSUPP ||
+	       err == -EINVAL || err == -ENOSYS;
+}
+
+int mem_map(size_t want, enum hdp_mem_kind kind, const char *huge_dir,
+	    bool allow_fallback, const char *who, struct mem_mapping *out)
+{
+	size_t huge = mem_huge_page_size();
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (kind == HDP_MEM_AUTO)
+		kind = HDP_MEM_HUGE_ANON;
+	if (kind == HDP_MEM_HUGE_FILE) {
+		ret = check_huge_dir(huge_dir, who);
+		if (ret)
+			return ret;
+	}
+	if (kind != HDP_MEM_PLAIN) {
+		out->len = round_up(want, huge);
+		out->page_size = huge;
+		out->kind = kind;
+		switch (kind) {
+		case HDP_MEM_HUGE_MEMFD:
+			ret = map_huge_memfd(who, out->len, &out->base);
+			break;
+		case HDP_MEM_HUGE_FILE:
+			ret = map_huge_file(huge_dir, who, out->len, &out->base);
+			break;
+		default:
+			ret = map_huge_anon(out->len, &out->base);
+			break;
+		}
+		if (ret == 0)
+			return 0;
+		if (!allow_fallback || !is_shortage(ret)) {
+			hdp_log(HDP_LOG_ERR, "pool '%s': cannot map %zu bytes of hugepages: %s (HugePages_Free %ld)",
+				who, out->len, strerror(-ret), huge_pages_free());
+			return ret;
+		}
+		hdp_log(HDP_LOG_WARN, "pool '%s': no hugepages for %zu KiB (HugePages_Free %ld: %s), using %zu KiB pages; reserve with: echo N > /proc/sys/vm/nr_hugepages",
+			who, out->len >> 10, huge_pages_free(), strerror(-ret),
+			page >> 10);
+		out->fallback = true;
+	}
+	out->len = round_up(want, page);
+	out->page_size = page;
+	out->kind = HDP_MEM_PLAIN;
+	out->base = NULL;
+	ret = map_plain(out->len, &out->base);
+	if (ret)
+		hdp_log(HDP_LOG_ERR, "pool '%s': cannot map %zu bytes: %s", who,
+			out->len, strerror(-ret));
+	return ret;
+}
+
+void mem_unmap(struct mem_mapping *m)
+{
+	if (m->base)
+		munmap(m->base, m->len);
+	m->base = NULL;
+}

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Pool life cycle, the table of pools, and the shared free stack. */
+#include "pool_internal.h"
+
+#include <hdp/log.h>
+#include <hdp/region.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hdp_pool *table[HDP_POOL_MAX];
+static uint64_t next_gen = 1;
+
+void pool_table_lock(void)
+{
+	pthread_mutex_lock(&table_lock);
+}
+
+void pool_table_unlock(void)
+{
+	pthread_mutex_unlock(&table_lock);
+}
+
+struct hdp_pool *pool_table_get_locked(uint16_t id, uint64_t gen)
+{
+	struct hdp_pool *pool = id < HDP_POOL_MAX ? table[id] : NULL;
+
+	return pool && pool->gen == gen ? pool : NULL;
+}
+
+const char *hdp_mem_kind_name(enum hdp_mem_kind kind)
+{
+	switch (kind) {
+	case HDP_MEM_AUTO:       return "auto";
+	case HDP_MEM_HUGE_ANON:  return "huge-anon";
+	case HDP_MEM_HUGE_MEMFD: return "huge-memfd";
+	case HDP_MEM_HUGE_FILE:  return "huge-file";
+	case HDP_MEM_PLAIN:      return "plain";
+	}
+	return "unknown";
+}
+
+static bool name_is_valid(const char *name)
+{
+	size_t len;
+
+	if (!name)
+		return false;
+	len = strnlen(name, HDP_POOL_NAME_MAX);
+	if (len == 0 || len >= HDP_POOL_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+/* Reject bad parameters with a message naming the one that is wrong. */
+static int check_params(const struct hdp_pool_params *p, size_t *stride)
+{
+	const char *who = p->name && name_is_valid(p->name) ? p->name : "?";
+	size_t align = p->obj_align ? p->obj_align : HDP_POOL_ALIGN_DEFAULT;
+
+	if (!name_is_valid(p->name)) {
+		hdp_log(HDP_LOG_ERR, "pool name '%.*s' is invalid: use 1 to %d characters from [A-Za-z0-9_-]",
+			HDP_POOL_NAME_MAX, p->name ? p->name : "", HDP_POOL_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	if (p->obj_size == 0 || p->obj_size > HDP_POOL_OBJ_SIZE_MAX) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': object size %zu is out of range 1..%u",
+			who, p->obj_size, HDP_POOL_OBJ_SIZE_MAX);
+		return -EINVAL;
+	}
+	if (align & (align - 1) || align > HDP_POOL_ALIGN_MAX) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': alignment %zu is not a power of two up to %u",
+			who, align, HDP_POOL_ALIGN_MAX);
+		return -EINVAL;
+	}
+	if (p->obj_count == 0 || p->obj_count > HDP_POOL_OBJ_COUNT_MAX) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': object count %u is out of range 1..%u",
+			who, p->obj_count, HDP_POOL_OBJ_COUNT_MAX);
+		return -EINVAL;
+	}
+	if (p->cache_size > HDP_POOL_CACHE_MAX) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': cache size %u is above %u", who,
+			p->cache_size, HDP_POOL_CACHE_MAX);
+		return -EINVAL;
+	}
+	if ((unsigned)p->mem > HDP_MEM_PLAIN) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': unknown memory kind %d", who, (int)p->mem);
+		return -EINVAL;
+	}
+	if ((unsigned)p->on_violation > HDP_POLICY_REPORT) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': unknown violation policy %d", who,
+			(int)p->on_violation);
+		return -EINVAL;
+	}
+	if (p->flags & ~(unsigned)(HDP_POOL_F_NO_FALLBACK | HDP_POOL_F_NO_CACHE)) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': unknown flags 0x%x", who, p->flags);
+		return -EINVAL;
+	}
+	*stride = (p->obj_size + align - 1) & ~(align - 1);
+	if ((uint64_t)*stride * p->obj_count > HDP_POOL_REGION_MAX) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': %u objects of %zu bytes exceed the %zu GiB region limit",
+			who, p->obj_count, *stride, HDP_POOL_REGION_MAX >> 30);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+static int table_insert_locked(struct hdp_pool *pool)
+{
+	int slot = -1;
+
+	for (int i = 0; i < HDP_POOL_MAX; i++) {
+		if (table[i] && strcmp(table[i]->name, pool->name) == 0) {
+			hdp_log(HDP_LOG_ERR, "pool '%s' already exists", pool->name);
+			return -EEXIST;
+		}
+		if (!table[i] && slot < 0)
+			slot = i;
+	}
+	if (slot < 0) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': already %d pools", pool->name,
+			HDP_POOL_MAX);
+		return -ENOSPC;
+	}
+	pool->id = (uint16_t)slot;
+	pool->gen = next_gen++;
+	table[slot] = pool;
+	return 0;
+}
+
+static int build_free_stack(struct hdp_pool *pool)
+{
+	size_t words = (pool->obj_count + 63) / 64;
+
+	pool->free_stack = malloc(sizeof(uint32_t) * pool->obj_count);
+	pool->free_bitmap = calloc(words, sizeof(uint64_t));
+	if (!pool->free_stack || !pool->free_bitmap)
+		return -ENOMEM;
+	/* Lowest addresses on top, so a fresh pool hands out its start first. */
+	for (uint32_t i = 0; i < pool->obj_count; i++)
+		pool->free_stack[i] = pool->obj_count - 1 - i;
+	for (uint32_t i = 0; i < pool->obj_count; i++)
+		pool->free_bitmap[i / 64] |= UINT64_C(1) << (i % 64);
+	pool->free_len = pool->obj_count;
+	return 0;
+}
+
+struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
+{
+	struct hdp_pool *pool;
+	size_t stride;
+	int ret;
+
+	if (!params) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ret = check_params(params, &stride);
+	if (ret)
+		goto err;
+	pool = calloc(1, sizeof(*pool));
+	if (!pool) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	strcpy(pool->name, params->name);
+	pool->obj_size = params->obj_size;
+	pool->stride = stride;
+	pool->obj_count = params->obj_count;
+	pool->objs_len = stride * params->obj_count;
+	pool->stride_shift = (stride & (stride - 1)) ? UINT32_MAX
+			   : (uint32_t)__builtin_ctzl(stride);
+	pool->policy = params->on_violation;
+	if (params->flags & HDP_POOL_F_NO_CACHE)
+		pool->cache_size = 0;
+	else
+		pool->cache_size = params->cache_size ? params->cache_size
+						      : HDP_POOL_CACHE_DEFAULT;
+	pthread_mutex_init(&pool->lock, NULL);
+
+	/* Claim the name first: a duplicate must not map anything. */
+	pool_table_lock();
+	ret = table_insert_locked(pool);
+	pool_table_unlock();
+	if (ret)
+		goto err_free_pool;
+
+	ret = mem_map(pool->objs_len, params->mem, params->huge_dir,
+		      !(params->flags & HDP_POOL_F_NO_FALLBACK), pool->name,
+		      &pool->map);
+	if (ret)
+		goto err_table;
+	pool->base = (uintptr_t)pool->map.base;
+
+	ret = build_free_stack(pool);
+	if (ret)
+		goto err_free_stack;
+
+	ret = hdp_region_register(pool->name, pool->map.base, pool->map.len,
+				  pool->stride, pool->obj_count);
+	if (ret < 0) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': cannot register its region: %s",
+			pool->name, strerror(-ret));
+		goto err_free_stack;
+	}
+	pool->region_id = ret;
+	return pool;
+
+err_free_stack:
+	free(pool->free_stack);
+	free(pool->free_bitmap);
+	mem_unmap(&pool->map);
+err_table:
+	pool_table_lock();
+	table[pool->id] = NULL;
+	pool_table_unlock();
+err_free_pool:
+	pthread_mutex_destroy(&pool->lock);
+	free(pool);
+err:
+	errno = -ret;
+	return NULL;
+}
+
+void hdp_pool_destroy(struct hdp_pool *pool)
+{
+	struct hdp_pool_stats st;
+
+	if (!pool)
+		return;
+	hdp_pool_stats_get(pool, &st);
+	if (st.in_use)
+		hdp_log(HDP_LOG_WARN, "pool '%s' destroyed with %llu of %llu objects still in use",
+			pool->name, (unsigned long long)st.in_use,
+			(unsigned long long)st.obj_count);
+
+	pool_table_lock();
+	table[pool->id] = NULL;
+	pool_table_unlock();
+
+	pool_caches_release(pool);
+	hdp_region_unregister(pool->region_id);
+	mem_unmap(&pool->map);
+	free(pool->free_stack);
+	free(pool->free_bitmap);
+	pthread_mutex_destroy(&pool->lock);
+	free(pool);
+}
+
+struct hdp_pool *hdp_pool_find(const char *name)
+{
+	struct hdp_pool *found = NULL;
+
+	if (!name)
+		return NULL;
+	pool_table_lock();
+	for (int i = 0; i < HDP_POOL_MAX && !found; i++)
+		if (table[i] && strcmp(table[i]->name, name) == 0)
+			found = table[i];
+	pool_table_unlock();
+	return found;
+}
+
+static int by_gen(const void *a, const void *b)
+{
+	const struct hdp_pool *pa = *(struct hdp_pool *const *)a;
+	const struct hdp_pool *pb = *(struct hdp_pool *const *)b;
+
+	return (pa->gen > pb->gen) - (pa->gen < pb->gen);
+}
+
+int hdp_pool_foreach(int (*fn)(struct hdp_pool *pool, void *ctx), void *ctx)
+{
+	struct hdp_pool *snap[HDP_POOL_MAX];
+	size_t n = 0;
+	int ret = 0;
+
+	/* Call outside the lock so that @fn may create or look up pools. */
+	pool_table_lock();
+	for (int i = 0; i < HDP_POOL_MAX; i++)
+		if (table[i])
+			snap[n++] = table[i];
+	pool_table_unlock();
+	qsort(snap, n, sizeof(snap[0]), by_gen);
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = fn(snap[i], ctx);
+	return ret;
+}
+
+void hdp_pool_layout(const struct hdp_pool *pool, struct hdp_pool_layout *out)
+{
+	*out = (struct hdp_pool_layout){
+		.base = pool->map.base,
+		.region_len = pool->map.len,
+		.page_size = pool->map.page_size,
+		.obj_size = pool->obj_size,
+		.obj_stride = pool->stride,
+		.obj_count = pool->obj_count,
+		.region_id = pool->region_id,
+	};
+}
+
+const char *hdp_pool_name(const struct hdp_pool *pool)
+{
+	return pool->name;
+}
+
+uint32_t hdp_pool_obj_index(const struct hdp_pool *pool, const void *obj)
+{
+	return pool_index_of(pool, (uintptr_t)obj - pool->base);
+}
+
+void *hdp_pool_obj_at(const struct hdp_pool *pool, uint32_t idx)
+{
+	return (void *)(pool->base + (uintptr_t)idx * pool->stride);
+}
+
+void hdp_pool_set_hooks(struct hdp_pool *pool, const struct hdp_pool_hooks *hooks)
+{
+	atomic_store_explicit(&pool->hooks, hooks, memory_order_release);
+}
+
+void pool_violation(struct hdp_pool *pool, enum hdp_violation_kind kind,
+		    const void *addr)
+{
+	uintptr_t off = (uintptr_t)addr - pool->base;
+	struct hdp_region_info other;
+	char detail[96] = "";
+	struct hdp_violation v = {
+		.kind = kind,
+		.pool = pool->name,
+		.addr = addr,
+		.offset = off < pool->map.len ? off : SIZE_MAX,
+		.size = pool->obj_size,
+	};
+
+	atomic_fetch_add_explicit(&pool->violations[kind], 1, memory_order_relaxed);
+	if (kind == HDP_V_FREE_FOREIGN && hdp_region_find(addr, &other) == 0) {
+		snprintf(detail, sizeof(detail), "belongs to region '%s'", other.name);
+		v.detail = detail;
+	}
+	hdp_violation_report(pool->policy, &v);
+}
+
+unsigned pool_stack_pop(struct hdp_pool *pool, void **dst, unsigned n)
+{
+	if (n > pool->free_len)
+		n = pool->free_len;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t idx = pool->free_stack[--pool->free_len];
+
+		pool->free_bitmap[idx / 64] &= ~(UINT64_C(1) << (idx % 64));
+		dst[i] = (void *)(pool->base + (uintptr_t)idx * pool->stride);
+	}
+	return n;
+}
+
+unsigned pool_stack_refill(struct hdp_pool *pool, void **dst, unsigned n)
+{
+	if (n > pool->free_len)
+		n = pool->free_len;
+	/* Reversed, so the stack's top (the hottest object) tops the cache. */
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t idx = pool->free_stack[--pool->free_len];
+
+		pool->free_bitmap[idx / 64] &= ~(UINT64_C(1) << (idx % 64));
+		dst[n - 1 - i] = (void *)(pool->base + (uintptr_t)idx * pool->stride);
+	}
+	return n;
+}
+
+unsigned pool_stack_push(struct hdp_pool *pool, void *const *src, unsigned n)
+{
+	unsigned refused = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t idx = pool_index_of(pool, (uintptr_t)src[i] - pool->base);
+		uint64_t bit = UINT64_C(1) << (idx % 64);
+
+		/* Already on the stack: the second free of one object. */
+		if (hdp_unlikely(pool->free_bitmap[idx / 64] & bit)) {
+			pool_violation(pool, HDP_V_DOUBLE_FREE, src[i]);
+			counter_add(&pool->double_frees_dropped, 1);
+			refused++;
+			continue;
+		}
+		pool->free_bitmap[idx / 64] |= bit;
+		pool->free_stack[pool->free_len++] = idx;
+	}
+	return refused;
+}

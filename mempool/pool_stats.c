@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Pool counters: summing the per-thread ones, and printing them. */
+#include "pool_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+struct totals {
+	uint64_t allocs, frees, alloc_fails, cache_hits, cache_misses;
+};
+
+static void add_counters(struct totals *t, struct pool_counters *c)
+{
+	t->allocs += counter_read(&c->allocs);
+	t->frees += counter_read(&c->frees);
+	t->alloc_fails += counter_read(&c->alloc_fails);
+	t->cache_hits += counter_read(&c->cache_hits);
+	t->cache_misses += counter_read(&c->cache_misses);
+}
+
+void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
+{
+	struct totals t = { 0 };
+	uint64_t refused;
+
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&pool->lock);
+	add_counters(&t, &pool->retired);
+	for (struct pool_cache *c = pool->caches; c; c = c->next)
+		add_counters(&t, &c->stats);
+	out->free_shared = pool->free_len;
+	out->caches = pool->ncaches;
+	refused = counter_read(&pool->double_frees_dropped);
+	pthread_mutex_unlock(&pool->lock);
+
+	memcpy(out->name, pool->name, sizeof(out->name));
+	out->obj_count = pool->obj_count;
+	out->obj_size = pool->obj_size;
+	out->obj_stride = pool->stride;
+	out->allocs = t.allocs;
+	/* A refused double free was counted as a free when it was made. */
+	out->frees = t.frees - refused;
+	out->alloc_fails = t.alloc_fails;
+	out->cache_hits = t.cache_hits;
+	out->cache_misses = t.cache_misses;
+	out->in_use = out->allocs > out->frees ? out->allocs - out->frees : 0;
+	if (out->free_shared + out->in_use <= out->obj_count)
+		out->free_cached = out->obj_count - out->free_shared - out->in_use;
+	out->region_bytes = pool->map.len;
+	out->page_size = pool->map.page_size;
+	out->pages = pool->map.len / pool->map.page_size;
+	out->huge = pool->map.kind != HDP_MEM_PLAIN;
+	out->fallback = pool->map.fallback;
+	out->mem = pool->map.kind;
+	out->on_violation = pool->policy;
+	for (int k = 0; k < HDP_V__COUNT; k++)
+		out->violations[k] = counter_read(&pool->violations[k]);
+}
+
+/* snprintf that keeps going after the buffer is full, counting. */
+struct out {
+	char *buf;
+	size_t len;
+	size_t used;
+};
+
+HDP_PRINTF(2, 3) static void put(struct out *o, const char *fmt, ...)
+{
+	size_t room = o->used < o->len ? o->len - o->used : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? o->buf + o->used : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->used += (size_t)n;
+}
+
+#define U(x) ((unsigned long long)(x))
+
+int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
+{
+	struct out o = { buf, len, 0 };
+
+	if (len)
+		buf[0] = '\0';
+	/* Pool names are [A-Za-z0-9_-]: nothing to escape. */
+	put(&o, "{\"name\":\"%s\",\"obj_count\":%llu,\"obj_size\":%llu,"
+		"\"obj_stride\":%llu,\"in_use\":%llu,\"free_shared\":%llu,"
+		"\"free_cached\":%llu,\"allocs\":%llu,\"frees\":%llu,"
+		"\"alloc_fails\":%llu,\"cache_hits\":%llu,\"cache_misses\":%llu,"
+		"\"caches\":%llu,\"region_bytes\":%llu,\"page_size\":%llu,"
+		"\"pages\":%llu,\"huge\":%s,\"fallback\":%s,\"mem\":\"%s\","
+		"\"on_violation\":\"%s\",\"violations\":{",
+	    st->name, U(st->obj_count), U(st->obj_size), U(st->obj_stride),
+	    U(st->in_use), U(st->free_shared), U(st->free_cached),
+	    U(st->allocs), U(st->frees), U(st->alloc_fails),
+	    U(st->cache_hits), U(st->cache_misses), U(st->caches),
+	    U(st->region_bytes), U(st->page_size), U(st->pages),
+	    st->huge ? "true" : "false", st->fallback ? "true" : "false",
+	    hdp_mem_kind_name(st->mem), hdp_policy_name(st->on_violation));
+	for (int k = 0; k < HDP_V__COUNT; k++)
+		put(&o, "%s\"%s\":%llu", k ? "," : "",
+		    hdp_violation_name((enum hdp_violation_kind)k),
+		    U(st->violations[k]));
+	put(&o, "}}");
+	return (int)o.used;
+}
+
+int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len)
+{
+	struct out o = { buf, len, 0 };
+
+	if (len)
+		buf[0] = '\0';
+	put(&o, "pool %s: %llu objects of %llu bytes (stride %llu), %llu %s pages of %llu KiB%s\n",
+	    st->name, U(st->obj_count), U(st->obj_size), U(st->obj_stride),
+	    U(st->pages), hdp_mem_kind_name(st->mem), U(st->page_size >> 10),
+	    st->fallback ? " (fallback: no hugepages were free)" : "");
+	put(&o, "  in use %llu, free %llu shared + %llu cached, %llu thread caches\n",
+	    U(st->in_use), U(st->free_shared), U(st->free_cached), U(st->caches));
+	put(&o, "  allocs %llu, frees %llu, alloc fails %llu, cache hits %llu, misses %llu\n",
+	    U(st->allocs), U(st->frees), U(st->alloc_fails), U(st->cache_hits),
+	    U(st->cache_misses));
+	put(&o, "  on violation %s:", hdp_policy_name(st->on_violation));
+	for (int k = 0; k < HDP_V__COUNT; k++)
+		put(&o, " %s %llu", hdp_violation_name((enum hdp_violation_kind)k),
+		    U(st->violations[k]));
+	put(&o, "\n");
+	return (int)o.used;
+}

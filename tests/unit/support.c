@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "support.h"
+
+#include <hdp/log.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static char logbuf[16384];
+static size_t loglen;
+
+static void sink(void *ctx, enum hdp_log_level level, const char *msg)
+{
+	int n;
+
+	(void)ctx;
+	n = snprintf(logbuf + loglen, sizeof(logbuf) - loglen, "%s: %s\n",
+		     hdp_log_level_name(level), msg);
+	if (n > 0)
+		loglen += (size_t)n < sizeof(logbuf) - loglen ? (size_t)n
+							       : sizeof(logbuf) - loglen - 1;
+}
+
+void capture_logs(void)
+{
+	clear_logs();
+	hdp_log_set_sink(sink, NULL);
+}
+
+void clear_logs(void)
+{
+	loglen = 0;
+	logbuf[0] = '\0';
+}
+
+bool log_contains(const char *needle)
+{
+	return strstr(logbuf, needle) != NULL;
+}
+
+const char *captured_logs(void)
+{
+	return logbuf;
+}
+
+long meminfo(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[256];
+	size_t klen = strlen(key);
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+			sscanf(line + klen + 1, "%ld", &v);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+long hugepages_available(void)
+{
+	long free_pages = meminfo("HugePages_Free");
+	long rsvd = meminfo("HugePages_Rsvd");
+
+	if (free_pages < 0 || rsvd < 0)
+		return 0;
+	return free_pages - rsvd;
+}
+
+long kernel_page_kib(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[512];
+	unsigned long a = (unsigned long)(uintptr_t)addr, lo, hi;
+	bool inside = false;
+	long kib = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		/* Mapping headers are the only lines that read "lo-hi ". */
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			inside = a >= lo && a < hi;
+			continue;
+		}
+		if (inside && sscanf(line, "KernelPageSize: %ld kB", &kib) == 1)
+			break;
+	}
+	fclose(f);
+	return inside ? kib : -1;
+}

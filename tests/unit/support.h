@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Helpers shared by the unit tests. */
+#ifndef HDP_TEST_SUPPORT_H
+#define HDP_TEST_SUPPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Route hdp_log() into a buffer that log_contains() searches. */
+void capture_logs(void);
+bool log_contains(const char *needle);
+const char *captured_logs(void);
+void clear_logs(void);
+
+/* A "Key: value" line of /proc/meminfo, or -1. */
+long meminfo(const char *key);
+
+/* Hugepages neither in use nor promised to a mapping. */
+long hugepages_available(void);
+
+/* The KernelPageSize, in KiB, of the mapping holding @addr; -1 if unknown. */
+long kernel_page_kib(const void *addr);
+
+#endif /* HDP_TEST_SUPPORT_H */

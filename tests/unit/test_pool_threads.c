@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <criterion/criterion.h>
+
+#include <hdp/pool.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#define OBJS 4096
+#define THREADS 8
+#define ROUNDS 20000
+
+static struct hdp_pool *pool;
+/* One flag per object: set while some thread holds it. */
+static atomic_uchar held[OBJS];
+/* Failures seen on worker threads (Criterion asserts only on its own). */
+static atomic_uint twice;
+
+static void *churn(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	void *objs[64];
+
+	for (int r = 0; r < ROUNDS; r++) {
+		unsigned want, got;
+
+		seed = seed * 1103515245u + 12345u;
+		want = 1 + (seed >> 16) % 64;
+		got = hdp_pool_alloc_burst(pool, objs, want);
+		for (unsigned i = 0; i < got; i++) {
+			uint32_t idx = hdp_pool_obj_index(pool, objs[i]);
+
+			if (atomic_exchange(&held[idx], 1))
+				atomic_fetch_add(&twice, 1);
+			/* Scribble on it: a shared object would be torn. */
+			memset(objs[i], (int)(idx & 0xff), 64);
+		}
+		for (unsigned i = 0; i < got; i++) {
+			uint32_t idx = hdp_pool_obj_index(pool, objs[i]);
+			unsigned char *bytes = objs[i];
+
+			if (bytes[0] != (idx & 0xff) || bytes[63] != (idx & 0xff))
+				atomic_fetch_add(&twice, 1);
+			atomic_store(&held[idx], 0);
+		}
+		if (hdp_pool_free_burst(pool, objs, got) != got)
+			atomic_fetch_add(&twice, 1);
+	}
+	return NULL;
+}
+
+static void run_threads(void *(*fn)(void *), int n)
+{
+	pthread_t t[THREADS];
+
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, fn, (void *)(uintptr_t)(i + 1)), 0);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+}
+
+static void make_pool(unsigned cache_size, unsigned flags)
+{
+	pool = hdp_pool_create(&(struct hdp_pool_params){
+		.name = "shared", .obj_size = 64, .obj_count = OBJS,
+		.cache_size = cache_size, .flags = flags, .mem = HDP_MEM_PLAIN,
+	});
+	cr_assert_not_null(pool, "%s", strerror(errno));
+}
+
+static void expect_everything_home(void)
+{
+	struct hdp_pool_stats st;
+
+	hdp_pool_stats_get(pool, &st);
+	cr_assert_eq(twice, 0, "an object was handed to two holders at once");
+	cr_assert_eq(st.in_use, 0);
+	cr_assert_eq(st.caches, 0, "exited threads leave no cache behind");
+	cr_assert_eq(st.free_shared, OBJS, "exited threads gave their objects back");
+	cr_assert_eq(st.allocs, st.frees);
+	cr_assert_gt(st.allocs, (uint64_t)THREADS * ROUNDS);
+}
+
+Test(pool_threads, no_object_is_held_twice_and_none_is_lost)
+{
+	make_pool(0, 0);	/* default cache size */
+	run_threads(churn, THREADS);
+	expect_everything_home();
+	hdp_pool_destroy(pool);
+}
+
+Test(pool_threads, small_caches_flush_and_refill_under_contention)
+{
+	make_pool(4, 0);
+	run_threads(churn, THREADS);
+	expect_everything_home();
+	hdp_pool_destroy(pool);
+}
+
+Test(pool_threads, the_shared_stack_alone_is_safe_under_contention)
+{
+	make_pool(0, HDP_POOL_F_NO_CACHE);
+	run_threads(churn, THREADS);
+	expect_everything_home();
+	hdp_pool_destroy(pool);
+}
+
+/* A pool smaller than the threads' appetite: bursts come back short. */
+Test(pool_threads, exhaustion_under_contention_loses_nothing)
+{
+	pool = hdp_pool_create(&(struct hdp_pool_params){
+		.name = "scarce", .obj_size = 64, .obj_count = 200, .cache_size = 32,
+		.mem = HDP_MEM_PLAIN,
+	});
+	cr_assert_not_null(pool);
+	run_threads(churn, THREADS);
+	{
+		struct hdp_pool_stats st;
+
+		hdp_pool_stats_get(pool, &st);
+		cr_assert_eq(twice, 0);
+		cr_assert_eq(st.in_use, 0);
+		cr_assert_eq(st.free_shared, 200);
+	}
+	hdp_pool_destroy(pool);
+}
+
+static void *alloc_and_leave(void *arg)
+{
+	void *objs[10];
+
+	(void)arg;
+	if (hdp_pool_alloc_bulk(pool, objs, 10) == 0)
+		hdp_pool_free_burst(pool, objs, 10);
+	return NULL;
+}
+
+Test(pool_threads, an_exiting_thread_returns_its_cache)
+{
+	pthread_t t;
+	struct hdp_pool_stats st;
+
+	make_pool(64, 0);
+	cr_assert_eq(pthread_create(&t, NULL, alloc_and_leave, NULL), 0);
+	pthread_join(t, NULL);
+	hdp_pool_stats_get(pool, &st);
+	cr_assert_eq(st.free_shared, OBJS);
+	cr_assert_eq(st.caches, 0);
+	cr_assert_eq(st.allocs, 10);
+	cr_assert_eq(st.frees, 10);
+	hdp_pool_destroy(pool);
+}
+
+static pthread_barrier_t cached, destroyed;
+
+static void *hold_cache_past_destroy(void *arg)
+{
+	void *obj;
+
+	(void)arg;
+	obj = hdp_pool_alloc(pool);
+	hdp_pool_free(pool, obj);
+	pthread_barrier_wait(&cached);
+	pthread_barrier_wait(&destroyed);
+	return NULL;	/* exits with a cache of a pool that is gone */
+}
+
+Test(pool_threads, a_thread_may_outlive_a_pool_it_used)
+{
+	pthread_t t;
+
+	pthread_barrier_init(&cached, NULL, 2);
+	pthread_barrier_init(&destroyed, NULL, 2);
+	make_pool(64, 0);
+	cr_assert_eq(pthread_create(&t, NULL, hold_cache_past_destroy, NULL), 0);
+	pthread_barrier_wait(&cached);
+	hdp_pool_destroy(pool);
+	/* A new pool in the same slot must not inherit the old cache. */
+	make_pool(64, 0);
+	pthread_barrier_wait(&destroyed);
+	pthread_join(t, NULL);
+	{
+		struct hdp_pool_stats st;
+
+		hdp_pool_stats_get(pool, &st);
+		cr_assert_eq(st.free_shared, OBJS);
+		cr_assert_eq(st.caches, 0);
+	}
+	hdp_pool_destroy(pool);
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+
+#include <hdp/log.h>
+#include <hdp/violation.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "support.h"
+
+static const struct hdp_violation sample = {
+	.kind = HDP_V_FREE_INTERIOR,
+	.pool = "rx",
+	.addr = (void *)0x1000,
+	.offset = 4100,
+	.size = 2048,
+};
+
+Test(violation_report, format_names_check_pool_offset_and_size)
+{
+	char buf[256];
+
+	hdp_violation_format(&sample, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "violation: free_interior in pool 'rx': 0x1000 at offset 4100, size 2048");
+}
+
+Test(violation_report, format_says_outside_and_adds_the_detail)
+{
+	struct hdp_violation v = sample;
+	char buf[256];
+
+	v.kind = HDP_V_FREE_FOREIGN;
+	v.offset = SIZE_MAX;
+	v.detail = "belongs to region 'tx'";
+	hdp_violation_format(&v, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "violation: free_foreign in pool 'rx': 0x1000 outside the region, size 2048: belongs to region 'tx'");
+}
+
+Test(violation_report, names_and_policies_round_trip)
+{
+	enum hdp_policy p;
+
+	for (int i = HDP_POLICY_ABORT; i <= HDP_POLICY_REPORT; i++) {
+		cr_assert_eq(hdp_policy_parse(hdp_policy_name((enum hdp_policy)i), &p), 0);
+		cr_assert_eq(p, (enum hdp_policy)i);
+	}
+	cr_assert_eq(hdp_policy_parse("panic", &p), -EINVAL);
+	cr_assert_eq(hdp_policy_parse(NULL, &p), -EINVAL);
+	cr_assert_str_eq(hdp_violation_name(HDP_V_DOUBLE_FREE), "double_free");
+	cr_assert_str_eq(hdp_violation_name(HDP_V__COUNT), "unknown");
+	for (int k = 0; k < HDP_V__COUNT; k++)
+		cr_assert_str_neq(hdp_violation_name((enum hdp_violation_kind)k), "unknown");
+}
+
+Test(violation_report, report_policy_is_rate_limited)
+{
+	capture_logs();
+	for (int i = 0; i < 100; i++)
+		hdp_violation_report(HDP_POLICY_REPORT, &sample);
+	/* Count the lines: at most the per-second budget (two windows at worst). */
+	{
+		const char *s = captured_logs();
+		int lines = 0;
+
+		for (; *s; s++)
+			lines += *s == '\n';
+		cr_assert_geq(lines, 1);
+		cr_assert_leq(lines, 2 * HDP_VIOLATION_REPORTS_PER_SEC);
+	}
+	cr_assert(log_contains("warning: violation: free_interior in pool 'rx'"));
+}
+
+Test(violation_report, abort_writes_one_line_to_stderr, .init = cr_redirect_stderr,
+     .signal = SIGABRT)
+{
+	hdp_violation_report(HDP_POLICY_ABORT, &sample);
+}
+
+/*
+ * The death test above cannot look at its own output, so this one checks
+ * the line the abort path writes by running it in a child and reading it.
+ */
+#include <sys/wait.h>
+#include <unistd.h>
+
+Test(violation_report, abort_line_is_the_formatted_report)
+{
+	int fds[2];
+	char buf[512] = "";
+	ssize_t n;
+	int status;
+	pid_t pid;
+
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], STDERR_FILENO);
+		hdp_violation_abort(&sample);
+	}
+	close(fds[1]);
+	n = read(fds[0], buf, sizeof(buf) - 1);
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+	cr_assert_gt(n, 0);
+	cr_assert_str_eq(buf, "hdp: violation: free_interior in pool 'rx': 0x1000 at offset 4100, size 2048\n");
+}
