@@ -18,6 +18,17 @@ static const char *const violation_names[HDP_V__COUNT] = {
 	[HDP_V_FREE_INTERIOR] = "free_interior",
 	[HDP_V_FREE_PAST_END] = "free_past_end",
 	[HDP_V_DOUBLE_FREE]   = "double_free",
+	[HDP_V_INVALID_FREE]  = "invalid_free",
+	[HDP_V_BOUNDS_NULL]   = "bounds_null",
+	[HDP_V_BOUNDS_WRAP]   = "bounds_wrap",
+	[HDP_V_BOUNDS_NO_REGION] = "bounds_no_region",
+	[HDP_V_BOUNDS_OTHER_POOL] = "bounds_other_pool",
+	[HDP_V_BOUNDS_REGION_END] = "bounds_region_end",
+	[HDP_V_BOUNDS_OBJECT_END] = "bounds_object_end",
+	[HDP_V_DESC_OUTSIDE]  = "desc_outside",
+	[HDP_V_DESC_PAST_CHUNK] = "desc_past_chunk",
+	[HDP_V_WRITE_AFTER_FREE] = "write_after_free",
+	[HDP_V_TAG_MISMATCH]  = "tag_mismatch",
 };
 
 static const char *const policy_names[] = {

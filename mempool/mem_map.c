@@ -2,6 +2,7 @@
 #include "mem_map.h"
 
 #include <hdp/log.h>
+#include <hdp/region.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -164,13 +165,24 @@ static int map_huge_file(const char *dir, const char *who, size_t len,
 	return ret;
 }
 
+/*
+ * Plain pages, but at a 2 MiB boundary like hugepages: then no other
+ * region shares the pool's first granule in the O(1) region lookup, and
+ * transparent hugepages can back it.
+ */
 static int map_plain(size_t len, void **base)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t align = HDP_REGION_GRANULE;
+	char *raw = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p;
 
-	if (p == MAP_FAILED)
+	if (raw == MAP_FAILED)
 		return -errno;
+	p = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+	if (p > raw)
+		munmap(raw, (size_t)(p - raw));
+	munmap(p + len, (size_t)(raw + align - p));
 	/* Transparent hugepages where the kernel can: fewer TLB misses. */
 	if (HDP_HAVE_MADV_HUGEPAGE)
 		madvise(p, len, MADV_HUGEPAGE);

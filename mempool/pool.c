@@ -180,7 +180,6 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 	pool->objs_len = stride * params->obj_count;
 	pool->stride_shift = (stride & (stride - 1)) ? UINT32_MAX
 			   : (uint32_t)__builtin_ctzl(stride);
-	pool->policy = params->on_violation;
 	if (params->flags & HDP_POOL_F_NO_CACHE)
 		pool->cache_size = 0;
 	else
@@ -205,17 +204,36 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 	ret = build_free_stack(pool);
 	if (ret)
 		goto err_free_stack;
+	ret = hdp_harden_pool_init(&pool->hp, &(struct hdp_harden_pool_desc){
+		.name = pool->name,
+		.base = pool->base,
+		.obj_size = pool->obj_size,
+		.obj_stride = pool->stride,
+		.obj_count = pool->obj_count,
+		.on_violation = params->on_violation,
+	});
+	if (ret)
+		goto err_free_stack;
 
-	ret = hdp_region_register(pool->name, pool->map.base, pool->map.len,
-				  pool->stride, pool->obj_count);
+	ret = hdp_region_register(&(struct hdp_region_desc){
+		.name = pool->name,
+		.base = pool->map.base,
+		.len = pool->map.len,
+		.obj_stride = pool->stride,
+		.obj_size = pool->obj_size,
+		.obj_count = pool->obj_count,
+		.owner = &pool->hp,
+	});
 	if (ret < 0) {
 		hdp_log(HDP_LOG_ERR, "pool '%s': cannot register its region: %s",
 			pool->name, strerror(-ret));
-		goto err_free_stack;
+		goto err_harden;
 	}
 	pool->region_id = ret;
 	return pool;
 
+err_harden:
+	hdp_harden_pool_fini(&pool->hp);
 err_free_stack:
 	free(pool->free_stack);
 	free(pool->free_bitmap);
@@ -250,6 +268,7 @@ void hdp_pool_destroy(struct hdp_pool *pool)
 
 	pool_caches_release(pool);
 	hdp_region_unregister(pool->region_id);
+	hdp_harden_pool_fini(&pool->hp);
 	mem_unmap(&pool->map);
 	free(pool->free_stack);
 	free(pool->free_bitmap);
@@ -325,6 +344,16 @@ void *hdp_pool_obj_at(const struct hdp_pool *pool, uint32_t idx)
 	return (void *)(pool->base + (uintptr_t)idx * pool->stride);
 }
 
+int hdp_pool_configure(struct hdp_pool *pool, const struct hdp_harden_config *cfg)
+{
+	return hdp_harden_pool_configure(&pool->hp, cfg);
+}
+
+int hdp_pool_set(struct hdp_pool *pool, const char *key, const char *value)
+{
+	return hdp_harden_pool_set_key(&pool->hp, key, value);
+}
+
 void hdp_pool_set_hooks(struct hdp_pool *pool, const struct hdp_pool_hooks *hooks)
 {
 	atomic_store_explicit(&pool->hooks, hooks, memory_order_release);
@@ -333,23 +362,15 @@ void hdp_pool_set_hooks(struct hdp_pool *pool, const struct hdp_pool_hooks *hook
 void pool_violation(struct hdp_pool *pool, enum hdp_violation_kind kind,
 		    const void *addr)
 {
-	uintptr_t off = (uintptr_t)addr - pool->base;
-	struct hdp_region_info other;
-	char detail[96] = "";
-	struct hdp_violation v = {
-		.kind = kind,
-		.pool = pool->name,
-		.addr = addr,
-		.offset = off < pool->map.len ? off : SIZE_MAX,
-		.size = pool->obj_size,
-	};
+	struct hdp_region other;
+	char detail[96];
+	const char *why = NULL;
 
-	atomic_fetch_add_explicit(&pool->violations[kind], 1, memory_order_relaxed);
 	if (kind == HDP_V_FREE_FOREIGN && hdp_region_find(addr, &other) == 0) {
 		snprintf(detail, sizeof(detail), "belongs to region '%s'", other.name);
-		v.detail = detail;
+		why = detail;
 	}
-	hdp_violation_report(pool->policy, &v);
+	hdp_harden_violation(&pool->hp, kind, addr, pool->obj_size, why);
 }
 
 unsigned pool_stack_pop(struct hdp_pool *pool, void **dst, unsigned n)

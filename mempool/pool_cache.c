@@ -36,6 +36,7 @@ static void cache_retire_locked(struct hdp_pool *pool, struct pool_cache *c)
 	counter_add(&pool->retired.alloc_fails, counter_read(&c->stats.alloc_fails));
 	counter_add(&pool->retired.cache_hits, counter_read(&c->stats.cache_hits));
 	counter_add(&pool->retired.cache_misses, counter_read(&c->stats.cache_misses));
+	hdp_harden_tls_retire(&pool->hp, &c->hts);
 	*c->pprev = c->next;
 	if (c->next)
 		c->next->pprev = c->pprev;
@@ -83,6 +84,8 @@ HDP_COLD static struct pool_cache *cache_create(struct hdp_pool *pool)
 	if (!c)
 		return NULL;
 	memset(c, 0, sizeof(*c));
+	/* Distinct tag streams per thread; the address is as good a seed as any. */
+	c->hts.rng = (uint64_t)(uintptr_t)c ^ pool->gen << 32;
 	c->size = pool->cache_size;
 	c->cap = cap;
 	c->pool = pool;
@@ -130,12 +133,19 @@ void pool_caches_release(struct hdp_pool *pool)
 		tls_caches[pool->id].cache = NULL;
 }
 
-static inline void run_alloc_hooks(struct hdp_pool *pool, void **objs, unsigned n)
+/* Hardening, then any attached hooks: one branch when neither is on. */
+static inline void after_alloc(struct hdp_pool *pool, struct hdp_harden_tls *t,
+			       void **objs, unsigned n)
 {
+	uint64_t w = hdp_harden_word(&pool->hp);
 	const struct hdp_pool_hooks *h =
 		atomic_load_explicit(&pool->hooks, memory_order_acquire);
 
-	if (hdp_unlikely(h != NULL) && h->on_alloc && n)
+	if (hdp_likely(!(hdp_hw_flags(w) & HDP_HF_HOOKS) && !h) || !n)
+		return;
+	if (hdp_hw_flags(w) & HDP_HF_HOOKS)
+		hdp_harden_on_alloc(&pool->hp, t, w, objs, n);
+	if (h && h->on_alloc)
 		h->on_alloc(h->ctx, pool, objs, n);
 }
 
@@ -198,7 +208,9 @@ static inline unsigned alloc_n(struct hdp_pool *pool, void **objs, unsigned n,
 
 	if (hdp_unlikely(!c)) {
 		out = alloc_uncached(pool, objs, n, bulk);
-		run_alloc_hooks(pool, objs, out);
+		pthread_mutex_lock(&pool->lock);
+		after_alloc(pool, &pool->orphan_hts, objs, out);
+		pthread_mutex_unlock(&pool->lock);
 		return out;
 	}
 	if (hdp_likely(c->len >= n)) {
@@ -210,7 +222,7 @@ static inline unsigned alloc_n(struct hdp_pool *pool, void **objs, unsigned n,
 		out = alloc_slow(pool, c, objs, n, bulk);
 	}
 	counter_add(&c->stats.allocs, out);
-	run_alloc_hooks(pool, objs, out);
+	after_alloc(pool, &c->hts, objs, out);
 	return out;
 }
 
@@ -224,7 +236,7 @@ unsigned hdp_pool_alloc_burst(struct hdp_pool *pool, void **objs, unsigned n)
 	return alloc_n(pool, objs, n, false);
 }
 
-/* Is @p the start of one of this pool's objects? */
+/* Is @p (untagged) the start of one of this pool's objects? */
 static inline bool obj_is_valid(const struct hdp_pool *pool, const void *p)
 {
 	uintptr_t off = (uintptr_t)p - pool->base;
@@ -238,7 +250,7 @@ static inline bool obj_is_valid(const struct hdp_pool *pool, const void *p)
 
 HDP_COLD static void report_invalid(struct hdp_pool *pool, const void *p)
 {
-	uintptr_t off = (uintptr_t)p - pool->base;
+	uintptr_t off = (uintptr_t)hdp_untag(p) - pool->base;
 	enum hdp_violation_kind kind;
 
 	if (off < pool->objs_len)
@@ -251,11 +263,12 @@ HDP_COLD static void report_invalid(struct hdp_pool *pool, const void *p)
 }
 
 /*
- * Put validated objects into the cache (or straight onto the stack when
- * this thread has none), flushing the cache when it would overflow.
+ * Put checked, untagged objects into the cache (or straight onto the
+ * stack when this thread has none), flushing the cache when it would
+ * overflow.
  */
-static void free_valid(struct hdp_pool *pool, struct pool_cache *c,
-		       void *const *objs, unsigned n)
+static void free_to_cache(struct hdp_pool *pool, struct pool_cache *c,
+			  void *const *objs, unsigned n)
 {
 	const struct hdp_pool_hooks *h =
 		atomic_load_explicit(&pool->hooks, memory_order_acquire);
@@ -287,64 +300,124 @@ static void free_valid(struct hdp_pool *pool, struct pool_cache *c,
 	c->len = n;
 }
 
-/* Some pointers are bad: report each, free the good ones in chunks. */
-HDP_COLD static unsigned free_filtered(struct hdp_pool *pool,
-				       struct pool_cache *c,
-				       void *const *objs, unsigned n)
+/*
+ * The careful path, in chunks: report bad pointers, run the hardening
+ * hook (which may refuse double frees and stale handles), strip tags.
+ */
+HDP_COLD static unsigned free_slow(struct hdp_pool *pool, struct pool_cache *c,
+				   void *const *objs, const uint32_t *used,
+				   unsigned n, uint64_t w)
 {
-	void *good[64];
-	unsigned ngood = 0, freed = 0;
+	struct hdp_harden_tls *t = c ? &c->hts : &pool->orphan_hts;
+	void *good[64], *out[64];
+	uint32_t good_used[64];
+	unsigned freed = 0;
 
-	for (unsigned i = 0; i < n; i++) {
-		if (!obj_is_valid(pool, objs[i])) {
-			report_invalid(pool, objs[i]);
-			continue;
+	for (unsigned i = 0; i < n;) {
+		unsigned ngood = 0, kept;
+
+		for (; i < n && ngood < HDP_ARRAY_SIZE(good); i++) {
+			if (!obj_is_valid(pool, hdp_untag(objs[i]))) {
+				report_invalid(pool, objs[i]);
+				continue;
+			}
+			good_used[ngood] = used ? used[i] : UINT32_MAX;
+			good[ngood++] = objs[i];
 		}
-		good[ngood++] = objs[i];
-		if (ngood == HDP_ARRAY_SIZE(good)) {
-			free_valid(pool, c, good, ngood);
-			freed += ngood;
-			ngood = 0;
+		if (hdp_hw_flags(w) & HDP_HF_HOOKS) {
+			if (!c)
+				pthread_mutex_lock(&pool->lock);
+			kept = hdp_harden_on_free(&pool->hp, t, w, good,
+						  used ? good_used : NULL, out, ngood);
+			if (!c)
+				pthread_mutex_unlock(&pool->lock);
+		} else {
+			for (kept = 0; kept < ngood; kept++)
+				out[kept] = hdp_untag(good[kept]);
 		}
+		if (kept)
+			free_to_cache(pool, c, out, kept);
+		freed += kept;
 	}
-	if (ngood)
-		free_valid(pool, c, good, ngood);
-	return freed + ngood;
+	return freed;
 }
 
-static unsigned count_invalid(const struct hdp_pool *pool, void *const *objs,
-			      unsigned n)
+/* All valid and untagged? Tags are rare with hardening off: OR them up. */
+static inline bool all_plain_and_valid(const struct hdp_pool *pool,
+				       void *const *objs, unsigned n)
 {
-	unsigned bad = 0;
+	uintptr_t tags = 0;
+	bool ok = true;
 
-	for (unsigned i = 0; i < n; i++)
-		bad += !obj_is_valid(pool, objs[i]);
-	return bad;
+	for (unsigned i = 0; i < n; i++) {
+		tags |= (uintptr_t)objs[i];
+		ok &= obj_is_valid(pool, hdp_untag(objs[i]));
+	}
+	return ok && !(tags & HDP_TAG_MASK);
+}
+
+static inline unsigned free_n(struct hdp_pool *pool, void *const *objs,
+			      const uint32_t *used, unsigned n)
+{
+	struct pool_cache *c = cache_of(pool);
+	uint64_t w = hdp_harden_word(&pool->hp);
+
+	if (hdp_likely(!(hdp_hw_flags(w) & HDP_HF_HOOKS) &&
+		       all_plain_and_valid(pool, objs, n))) {
+		free_to_cache(pool, c, objs, n);
+		return n;
+	}
+	return free_slow(pool, c, objs, used, n, w);
 }
 
 unsigned hdp_pool_free_burst(struct hdp_pool *pool, void *const *objs,
 			     unsigned n)
 {
-	struct pool_cache *c = cache_of(pool);
+	return free_n(pool, objs, NULL, n);
+}
 
-	if (hdp_unlikely(count_invalid(pool, objs, n)))
-		return free_filtered(pool, c, objs, n);
-	free_valid(pool, c, objs, n);
-	return n;
+unsigned hdp_pool_free_burst_used(struct hdp_pool *pool, void *const *objs,
+				  const uint32_t *used, unsigned n)
+{
+	return free_n(pool, objs, used, n);
 }
 
 int hdp_pool_free_bulk(struct hdp_pool *pool, void *const *objs, unsigned n)
 {
-	struct pool_cache *c = cache_of(pool);
+	unsigned bad = 0;
 
-	if (hdp_unlikely(count_invalid(pool, objs, n))) {
+	for (unsigned i = 0; i < n; i++)
+		bad += !obj_is_valid(pool, hdp_untag(objs[i]));
+	if (hdp_unlikely(bad)) {
 		for (unsigned i = 0; i < n; i++)
-			if (!obj_is_valid(pool, objs[i]))
+			if (!obj_is_valid(pool, hdp_untag(objs[i])))
 				report_invalid(pool, objs[i]);
 		return -EINVAL;
 	}
-	free_valid(pool, c, objs, n);
-	return 0;
+	return free_n(pool, objs, NULL, n) == n ? 0 : -EINVAL;
+}
+
+/* Checked copies and descriptors: the thread's cache carries its counters. */
+int hdp_pool_copy_in(struct hdp_pool *pool, void *dst, const void *src, size_t n)
+{
+	struct pool_cache *c = cache_of(pool);
+
+	return hdp_harden_copy_in(&pool->hp, c ? &c->hts : NULL, dst, src, n);
+}
+
+int hdp_pool_copy_out(struct hdp_pool *pool, void *dst, const void *src, size_t n)
+{
+	struct pool_cache *c = cache_of(pool);
+
+	return hdp_harden_copy_out(&pool->hp, c ? &c->hts : NULL, dst, src, n);
+}
+
+int hdp_pool_desc_to_ptr(struct hdp_pool *pool, uint64_t addr, uint32_t len,
+			 void **out)
+{
+	struct pool_cache *c = cache_of(pool);
+
+	return hdp_harden_desc(&pool->hp, c ? &c->hts : NULL, addr, len, out);
 }
 
 void hdp_pool_cache_flush(struct hdp_pool *pool)

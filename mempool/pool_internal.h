@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <hdp/compiler.h>
+#include <hdp/harden.h>
 #include <hdp/pool.h>
 
 #include "mem_map.h"
@@ -32,6 +33,7 @@ struct pool_cache {
 	struct pool_cache *next;	/* pool->caches, under pool->lock */
 	struct pool_cache **pprev;
 	struct pool_counters stats HDP_CACHE_ALIGNED;
+	struct hdp_harden_tls hts;
 	void *objs[];
 };
 
@@ -46,7 +48,6 @@ struct hdp_pool {
 	uint16_t id;			/* slot in the pool table */
 	uint64_t gen;			/* unique per creation */
 	_Atomic(const struct hdp_pool_hooks *) hooks;
-	enum hdp_policy policy;
 	char name[HDP_POOL_NAME_MAX];
 	size_t obj_size;
 	struct mem_mapping map;
@@ -61,8 +62,11 @@ struct hdp_pool {
 	struct pool_counters retired;	/* folded in from exited threads */
 	uint64_t ncaches;
 
-	pool_counter_t violations[HDP_V__COUNT] HDP_CACHE_ALIGNED;
 	pool_counter_t double_frees_dropped;	/* frees counted, then refused */
+	struct hdp_harden_tls orphan_hts;	/* threads without a cache; lock held */
+
+	/* Hardening: its word sits on its own line, read by every burst. */
+	struct hdp_harden_pool hp HDP_CACHE_ALIGNED;
 };
 
 static inline void counter_add(pool_counter_t *c, uint64_t n)

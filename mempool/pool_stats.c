@@ -22,13 +22,17 @@ static void add_counters(struct totals *t, struct pool_counters *c)
 void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 {
 	struct totals t = { 0 };
+	struct hdp_harden_counters live = { 0 };
 	uint64_t refused;
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&pool->lock);
 	add_counters(&t, &pool->retired);
-	for (struct pool_cache *c = pool->caches; c; c = c->next)
+	hdp_harden_counters_add(&live, &pool->orphan_hts.c);
+	for (struct pool_cache *c = pool->caches; c; c = c->next) {
 		add_counters(&t, &c->stats);
+		hdp_harden_counters_add(&live, &c->hts.c);
+	}
 	out->free_shared = pool->free_len;
 	out->caches = pool->ncaches;
 	refused = counter_read(&pool->double_frees_dropped);
@@ -53,9 +57,7 @@ void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 	out->huge = pool->map.kind != HDP_MEM_PLAIN;
 	out->fallback = pool->map.fallback;
 	out->mem = pool->map.kind;
-	out->on_violation = pool->policy;
-	for (int k = 0; k < HDP_V__COUNT; k++)
-		out->violations[k] = counter_read(&pool->violations[k]);
+	hdp_harden_stats_get(&pool->hp, &live, &out->harden);
 }
 
 /* snprintf that keeps going after the buffer is full, counting. */
@@ -80,9 +82,31 @@ HDP_PRINTF(2, 3) static void put(struct out *o, const char *fmt, ...)
 
 #define U(x) ((unsigned long long)(x))
 
+/* "bounds,init_free,..." for the effective flags, or "none". */
+static void flag_names(unsigned f, char *buf, size_t len)
+{
+	static const char *const names[8] = {
+		"bounds", "bounds_tree", "init_alloc", "init_free", "init_used",
+		"init_check", "tag", "tag_mte",
+	};
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < 8; i++)
+		if (f & (1u << i) && used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? "," : "", names[i]);
+	if (!used)
+		snprintf(buf, len, "none");
+}
+
 int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 {
 	struct out o = { buf, len, 0 };
+	const struct hdp_harden_stats *h = &st->harden;
+	char flags[128];
+
+	flag_names(h->flags, flags, sizeof(flags));
 
 	if (len)
 		buf[0] = '\0';
@@ -93,25 +117,43 @@ int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 		"\"alloc_fails\":%llu,\"cache_hits\":%llu,\"cache_misses\":%llu,"
 		"\"caches\":%llu,\"region_bytes\":%llu,\"page_size\":%llu,"
 		"\"pages\":%llu,\"huge\":%s,\"fallback\":%s,\"mem\":\"%s\","
-		"\"on_violation\":\"%s\",\"violations\":{",
+		"\"harden\":{\"profile\":\"%s\",\"exclude\":\"%s\","
+		"\"flags\":\"%s\",\"on_violation\":\"%s\",\"tag\":\"%s\","
+		"\"tag_sample\":%u,\"tag_sample_min\":%u,\"bytes_wiped\":%llu,"
+		"\"objs_tagged\":%llu,\"checks\":%llu,\"changes\":%llu,"
+		"\"changed_at\":%lld,\"violations\":{",
 	    st->name, U(st->obj_count), U(st->obj_size), U(st->obj_stride),
 	    U(st->in_use), U(st->free_shared), U(st->free_cached),
 	    U(st->allocs), U(st->frees), U(st->alloc_fails),
 	    U(st->cache_hits), U(st->cache_misses), U(st->caches),
 	    U(st->region_bytes), U(st->page_size), U(st->pages),
 	    st->huge ? "true" : "false", st->fallback ? "true" : "false",
-	    hdp_mem_kind_name(st->mem), hdp_policy_name(st->on_violation));
+	    hdp_mem_kind_name(st->mem), h->profile, h->exclude, flags,
+	    hdp_policy_name(h->on_violation), h->tag_backend, h->tag_sample,
+	    h->tag_sample_min, U(h->bytes_wiped), U(h->objs_tagged), U(h->checks),
+	    U(h->changes), (long long)h->changed_at);
 	for (int k = 0; k < HDP_V__COUNT; k++)
 		put(&o, "%s\"%s\":%llu", k ? "," : "",
 		    hdp_violation_name((enum hdp_violation_kind)k),
-		    U(st->violations[k]));
-	put(&o, "}}");
+		    U(h->violations[k]));
+	put(&o, "}}}");
 	return (int)o.used;
+}
+
+static uint64_t total_violations(const struct hdp_harden_stats *h)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < HDP_V__COUNT; k++)
+		n += h->violations[k];
+	return n;
 }
 
 int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len)
 {
 	struct out o = { buf, len, 0 };
+	const struct hdp_harden_stats *h = &st->harden;
+	char flags[128];
 
 	if (len)
 		buf[0] = '\0';
@@ -124,10 +166,20 @@ int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len)
 	put(&o, "  allocs %llu, frees %llu, alloc fails %llu, cache hits %llu, misses %llu\n",
 	    U(st->allocs), U(st->frees), U(st->alloc_fails), U(st->cache_hits),
 	    U(st->cache_misses));
-	put(&o, "  on violation %s:", hdp_policy_name(st->on_violation));
+	flag_names(h->flags, flags, sizeof(flags));
+	put(&o, "  hardening: %s (tags %s, 1 in %u above %u bytes), on violation %s\n",
+	    flags, h->tag_backend, h->tag_sample, h->tag_sample_min,
+	    hdp_policy_name(h->on_violation));
+	put(&o, "  profile: %s\n", h->profile);
+	if (h->exclude[0])
+		put(&o, "  excluded: %s\n", h->exclude);
+	put(&o, "  wiped %llu bytes, tagged %llu objects, %llu checks, %llu profile changes\n",
+	    U(h->bytes_wiped), U(h->objs_tagged), U(h->checks), U(h->changes));
+	put(&o, "  violations:");
 	for (int k = 0; k < HDP_V__COUNT; k++)
-		put(&o, " %s %llu", hdp_violation_name((enum hdp_violation_kind)k),
-		    U(st->violations[k]));
-	put(&o, "\n");
+		if (h->violations[k])
+			put(&o, " %s %llu", hdp_violation_name((enum hdp_violation_kind)k),
+			    U(h->violations[k]));
+	put(&o, "%s\n", total_violations(h) ? "" : " none");
 	return (int)o.used;
 }

@@ -132,7 +132,7 @@ static void expect_refused(struct hdp_pool *pool, void *ptr,
 	clear_logs();
 	cr_assert_eq(hdp_pool_free_burst(pool, &ptr, 1), 0);
 	hdp_pool_stats_get(pool, &after);
-	cr_assert_eq(after.violations[kind], before.violations[kind] + 1);
+	cr_assert_eq(after.harden.violations[kind], before.harden.violations[kind] + 1);
 	cr_assert_eq(after.frees, before.frees);
 	cr_assert_eq(after.in_use, before.in_use);
 	cr_assert(log_contains(words), "log lacks '%s':\n%s", words,
@@ -183,7 +183,7 @@ Test(pool_misuse, a_burst_frees_its_good_objects_and_refuses_the_bad)
 	cr_assert_eq(hdp_pool_free_burst(pool, objs, n), 64);
 	hdp_pool_stats_get(pool, &st);
 	cr_assert_eq(st.in_use, 0);
-	cr_assert_eq(st.violations[HDP_V_FREE_FOREIGN], 30);
+	cr_assert_eq(st.harden.violations[HDP_V_FREE_FOREIGN], 30);
 	hdp_pool_destroy(pool);
 }
 
@@ -198,7 +198,7 @@ Test(pool_misuse, a_bulk_free_with_a_bad_pointer_frees_nothing)
 	cr_assert_eq(hdp_pool_free_bulk(pool, objs, 4), -EINVAL);
 	hdp_pool_stats_get(pool, &st);
 	cr_assert_eq(st.in_use, 3);
-	cr_assert_eq(st.violations[HDP_V_FREE_INTERIOR], 1);
+	cr_assert_eq(st.harden.violations[HDP_V_FREE_INTERIOR], 1);
 	cr_assert_eq(hdp_pool_free_bulk(pool, objs, 3), 0);
 	hdp_pool_destroy(pool);
 }
@@ -215,7 +215,7 @@ Test(pool_misuse, a_double_free_is_caught_when_caches_drain)
 	cr_assert(log_contains("violation: double_free in pool 'twice'"), "%s",
 		  captured_logs());
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.violations[HDP_V_DOUBLE_FREE], 1);
+	cr_assert_eq(st.harden.violations[HDP_V_DOUBLE_FREE], 1);
 	cr_assert_eq(st.in_use, 0, "the refused free is not counted");
 	cr_assert_eq(st.free_shared, 64, "the object is on the stack once");
 	hdp_pool_destroy(pool);
@@ -230,7 +230,7 @@ Test(pool_misuse, a_double_free_without_caches_is_caught_at_once)
 	hdp_pool_free(pool, obj);
 	hdp_pool_free(pool, obj);
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.violations[HDP_V_DOUBLE_FREE], 1);
+	cr_assert_eq(st.harden.violations[HDP_V_DOUBLE_FREE], 1);
 	cr_assert_eq(st.free_shared, 64);
 	cr_assert_eq(st.in_use, 0);
 	hdp_pool_destroy(pool);
@@ -245,7 +245,7 @@ Test(pool_misuse, drop_policy_counts_without_a_word)
 
 	cr_assert_eq(hdp_pool_free_burst(pool, &p, 1), 0);
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.violations[HDP_V_FREE_FOREIGN], 1);
+	cr_assert_eq(st.harden.violations[HDP_V_FREE_FOREIGN], 1);
 	cr_assert_str_eq(captured_logs(), "");
 	hdp_pool_destroy(pool);
 }

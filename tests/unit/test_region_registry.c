@@ -27,11 +27,20 @@ static void teardown(void)
 
 TestSuite(region_registry, .init = setup, .fini = teardown);
 
+static int reg(const char *name, const void *base, size_t len, size_t stride,
+	       uint32_t count)
+{
+	return hdp_region_register(&(struct hdp_region_desc){
+		.name = name, .base = base, .len = len, .obj_stride = stride,
+		.obj_count = count,
+	});
+}
+
 Test(region_registry, lookup_at_the_edges_of_a_region)
 {
 	char *base = arena + 4096;
-	struct hdp_region_info info;
-	int id = hdp_region_register("r1", base, 8192, 2048, 4);
+	struct hdp_region info;
+	int id = reg("r1", base, 8192, 2048, 4);
 
 	cr_assert_geq(id, 0);
 	cr_assert_eq(hdp_region_find(base, &info), 0);
@@ -50,10 +59,10 @@ Test(region_registry, lookup_at_the_edges_of_a_region)
 
 Test(region_registry, adjacent_regions_each_own_their_bytes)
 {
-	struct hdp_region_info info;
+	struct hdp_region info;
 
-	cr_assert_geq(hdp_region_register("left", arena, 4096, 0, 0), 0);
-	cr_assert_geq(hdp_region_register("right", arena + 4096, 4096, 0, 0), 0);
+	cr_assert_geq(reg("left", arena, 4096, 0, 0), 0);
+	cr_assert_geq(reg("right", arena + 4096, 4096, 0, 0), 0);
 	cr_assert_eq(hdp_region_find(arena + 4095, &info), 0);
 	cr_assert_str_eq(info.name, "left");
 	cr_assert_eq(hdp_region_find(arena + 4096, &info), 0);
@@ -65,40 +74,39 @@ Test(region_registry, overlaps_are_refused)
 {
 	char *b = arena + (1 << 20);
 
-	cr_assert_geq(hdp_region_register("mid", b, 8192, 0, 0), 0);
-	cr_assert_eq(hdp_region_register("x", b - 4096, 8192, 0, 0), -EEXIST);
-	cr_assert_eq(hdp_region_register("x", b + 4096, 8192, 0, 0), -EEXIST);
-	cr_assert_eq(hdp_region_register("x", b + 1, 1, 0, 0), -EEXIST);
-	cr_assert_eq(hdp_region_register("x", b - 4096, 16384, 0, 0), -EEXIST);
-	cr_assert_eq(hdp_region_register("x", b, 8192, 0, 0), -EEXIST);
-	cr_assert_geq(hdp_region_register("below", b - 4096, 4096, 0, 0), 0);
-	cr_assert_geq(hdp_region_register("above", b + 8192, 4096, 0, 0), 0);
+	cr_assert_geq(reg("mid", b, 8192, 0, 0), 0);
+	cr_assert_eq(reg("x", b - 4096, 8192, 0, 0), -EEXIST);
+	cr_assert_eq(reg("x", b + 4096, 8192, 0, 0), -EEXIST);
+	cr_assert_eq(reg("x", b + 1, 1, 0, 0), -EEXIST);
+	cr_assert_eq(reg("x", b - 4096, 16384, 0, 0), -EEXIST);
+	cr_assert_eq(reg("x", b, 8192, 0, 0), -EEXIST);
+	cr_assert_geq(reg("below", b - 4096, 4096, 0, 0), 0);
+	cr_assert_geq(reg("above", b + 8192, 4096, 0, 0), 0);
 	cr_assert_eq(hdp_region_count(), 3);
 }
 
 Test(region_registry, bad_arguments_are_refused)
 {
-	cr_assert_eq(hdp_region_register("z", arena, 0, 0, 0), -EINVAL);
-	cr_assert_eq(hdp_region_register("z", NULL, 4096, 0, 0), -EINVAL);
-	cr_assert_eq(hdp_region_register("wrap", (void *)(UINTPTR_MAX - 100), 4096,
+	cr_assert_eq(reg("z", arena, 0, 0, 0), -EINVAL);
+	cr_assert_eq(reg("z", NULL, 4096, 0, 0), -EINVAL);
+	cr_assert_eq(reg("wrap", (void *)(UINTPTR_MAX - 100), 4096,
 					 0, 0), -EINVAL);
-	cr_assert_eq(hdp_region_register("", arena, 4096, 0, 0), -EINVAL);
-	cr_assert_eq(hdp_region_register(NULL, arena, 4096, 0, 0), -EINVAL);
-	cr_assert_eq(hdp_region_register("a-name-that-is-far-too-long-for-hdp",
-					 arena, 4096, 0, 0), -EINVAL);
+	cr_assert_eq(reg("", arena, 4096, 0, 0), -EINVAL);
+	cr_assert_eq(reg(NULL, arena, 4096, 0, 0), -EINVAL);
+	cr_assert_eq(reg("a-name-that-is-far-too-long-for-hdp", arena, 4096, 0, 0), -EINVAL);
 	cr_assert_eq(hdp_region_count(), 0);
 }
 
 Test(region_registry, unregister_forgets_the_region)
 {
-	int id = hdp_region_register("gone", arena, 4096, 0, 0);
+	int id = reg("gone", arena, 4096, 0, 0);
 
 	cr_assert_geq(id, 0);
 	cr_assert_eq(hdp_region_unregister(id), 0);
 	cr_assert_eq(hdp_region_find(arena, NULL), -ENOENT);
 	cr_assert_eq(hdp_region_unregister(id), -ENOENT);
 	/* The range is free again. */
-	cr_assert_geq(hdp_region_register("again", arena, 4096, 0, 0), 0);
+	cr_assert_geq(reg("again", arena, 4096, 0, 0), 0);
 }
 
 /* Many regions with gaps: every lookup agrees with a linear scan. */
@@ -114,13 +122,13 @@ Test(region_registry, many_regions_agree_with_a_linear_scan)
 		unsigned i = (k * 617) % N;
 
 		snprintf(name, sizeof(name), "r%u", i);
-		ids[i] = hdp_region_register(name, arena + (size_t)i * 65536, 16384, 0, 0);
+		ids[i] = reg(name, arena + (size_t)i * 65536, 16384, 0, 0);
 		cr_assert_geq(ids[i], 0, "region %u", i);
 	}
 	cr_assert_eq(hdp_region_count(), N);
 	for (unsigned t = 0; t < 20000; t++) {
 		size_t off, i;
-		struct hdp_region_info info;
+		struct hdp_region info;
 		int ret;
 
 		seed = seed * 1103515245u + 12345u;
@@ -139,7 +147,7 @@ Test(region_registry, many_regions_agree_with_a_linear_scan)
 Test(region_registry, pools_register_and_unregister_their_regions)
 {
 	struct hdp_pool_layout lay;
-	struct hdp_region_info info;
+	struct hdp_region info;
 	struct hdp_pool *pool = hdp_pool_create(&(struct hdp_pool_params){
 		.name = "registered", .obj_size = 100, .obj_count = 10,
 		.mem = HDP_MEM_PLAIN,

@@ -17,6 +17,17 @@ enum hdp_violation_kind {
 	HDP_V_FREE_INTERIOR,	/* freed pointer is inside an object, not its start */
 	HDP_V_FREE_PAST_END,	/* freed pointer lies past the pool's last object */
 	HDP_V_DOUBLE_FREE,	/* object freed while already free */
+	HDP_V_INVALID_FREE,	/* freed through a stale handle: its tag is not the object's */
+	HDP_V_BOUNDS_NULL,	/* copy with a NULL or near-NULL pointer */
+	HDP_V_BOUNDS_WRAP,	/* copy range wraps around the address space */
+	HDP_V_BOUNDS_NO_REGION,	/* copy pointer in no registered region */
+	HDP_V_BOUNDS_OTHER_POOL, /* copy landed in a region other than the pool's */
+	HDP_V_BOUNDS_REGION_END, /* copy runs past the end of its region */
+	HDP_V_BOUNDS_OBJECT_END, /* copy runs past the end of its object */
+	HDP_V_DESC_OUTSIDE,	/* descriptor address outside the pool (UMEM) */
+	HDP_V_DESC_PAST_CHUNK,	/* descriptor length runs past its chunk */
+	HDP_V_WRITE_AFTER_FREE,	/* a wiped free object was not zero at allocation */
+	HDP_V_TAG_MISMATCH,	/* access through a pointer whose tag is not the memory's */
 	HDP_V__COUNT
 };
 

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hdp/harden.h>
+#include <hdp/profile.h>
 #include <hdp/violation.h>
 
 #define HDP_POOL_NAME_MAX	32		/* including the NUL */
@@ -119,7 +121,17 @@ unsigned hdp_pool_alloc_burst(struct hdp_pool *pool, void **objs, unsigned n);
 unsigned hdp_pool_free_burst(struct hdp_pool *pool, void *const *objs,
 			     unsigned n);
 
-/* Free all @n objects, or none if any is invalid: 0 or -EINVAL. */
+/*
+ * As hdp_pool_free_burst(), telling the pool how many bytes of each object
+ * may have been written, so init_on_free=used wipes only those.
+ */
+unsigned hdp_pool_free_burst_used(struct hdp_pool *pool, void *const *objs,
+				  const uint32_t *used, unsigned n);
+
+/*
+ * Free all @n objects, or none if any pointer is invalid: 0 or -EINVAL.
+ * (A double free that hardening finds refuses that object alone.)
+ */
 int hdp_pool_free_bulk(struct hdp_pool *pool, void *const *objs, unsigned n);
 
 static inline void *hdp_pool_alloc(struct hdp_pool *pool)
@@ -150,6 +162,32 @@ unsigned hdp_pool_drain(struct hdp_pool *pool);
  * that may have seen it has returned.
  */
 void hdp_pool_set_hooks(struct hdp_pool *pool, const struct hdp_pool_hooks *hooks);
+
+/*
+ * Hardening. A new pool has none (one branch on the fast path) until a
+ * profile is applied: hdp_pool_configure() resolves @cfg for the pool's
+ * name, exclusions included; hdp_pool_set() changes one key at run time,
+ * between bursts. Both: 0 or -EINVAL (logged).
+ */
+int hdp_pool_configure(struct hdp_pool *pool, const struct hdp_harden_config *cfg);
+int hdp_pool_set(struct hdp_pool *pool, const char *key, const char *value);
+
+/*
+ * Copy @n bytes into (copy_in: @dst is pool memory) or out of (copy_out:
+ * @src is) the pool, checked as the pool's profile says: bounds (region,
+ * pool, object) and tags. 0, or -EFAULT when a violation was found and the
+ * policy is drop or report (then nothing was copied).
+ */
+int hdp_pool_copy_in(struct hdp_pool *pool, void *dst, const void *src, size_t n);
+int hdp_pool_copy_out(struct hdp_pool *pool, void *dst, const void *src, size_t n);
+
+/*
+ * Turn a descriptor (offset from the pool's base, length) into a pointer,
+ * checking that it lies in the pool and within its chunk when bounds are
+ * on. 0 or -EFAULT.
+ */
+int hdp_pool_desc_to_ptr(struct hdp_pool *pool, uint64_t addr, uint32_t len,
+			 void **out);
 
 /* The pool's layout, as an AF_XDP UMEM or a bounds check needs it. */
 struct hdp_pool_layout {
@@ -192,8 +230,7 @@ struct hdp_pool_stats {
 	bool huge;		/* backed by hugepages */
 	bool fallback;		/* wanted hugepages, got plain pages */
 	enum hdp_mem_kind mem;
-	enum hdp_policy on_violation;
-	uint64_t violations[HDP_V__COUNT];
+	struct hdp_harden_stats harden;	/* violations, wiping, tagging */
 };
 
 /*

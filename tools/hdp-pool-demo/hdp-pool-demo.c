@@ -181,7 +181,7 @@ static int print_pool(struct hdp_pool *pool, void *ctx)
 static void show_lookups(struct hdp_pool *frames)
 {
 	struct hdp_pool_layout lay;
-	struct hdp_region_info info;
+	struct hdp_region info;
 	int local;
 	const char *probes[3];
 	const char *what[3] = { "frame 5", "frame 5 + 100", "a stack variable" };

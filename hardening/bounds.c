@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Bounds checks on copies into and out of pool memory: the analogue of
+ * hardened usercopy's check_object_size(), in the kernel's order: a zero
+ * length passes; NULL and wrapping ranges are violations; the range must
+ * lie inside one registered region, that region must be the pool's, and
+ * the range must stay inside one object. Then, if the pool is tagged, the
+ * pointer's tag must match every object it touches.
+ */
+#include "harden_internal.h"
+
+#include <hdp/region.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NULL_ZONE 4096	/* like ZERO_OR_NULL_PTR: the first page is never valid */
+
+static int fail(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
+		const void *addr, size_t n, const char *detail)
+{
+	hdp_harden_violation(hp, kind, addr, n, detail);
+	return -EFAULT;
+}
+
+HDP_COLD static int region_fail(struct hdp_harden_pool *hp,
+				enum hdp_violation_kind kind, const void *addr,
+				size_t n, const struct hdp_region *r)
+{
+	char detail[96];
+
+	if (kind == HDP_V_BOUNDS_OTHER_POOL)
+		snprintf(detail, sizeof(detail), "lands in region '%s'", r->name);
+	else if (kind == HDP_V_BOUNDS_OBJECT_END)
+		snprintf(detail, sizeof(detail), "%zu bytes from byte %zu of a %zu-byte object",
+			 n, (size_t)((uintptr_t)hdp_untag(addr) - r->base) % r->obj_stride,
+			 r->obj_size);
+	else
+		snprintf(detail, sizeof(detail), "%zu bytes from %zu bytes before the end of region '%s'",
+			 n, (size_t)(r->base + r->len - (uintptr_t)hdp_untag(addr)),
+			 r->name);
+	return fail(hp, kind, addr, n, detail);
+}
+
+static int check_bounds(struct hdp_harden_pool *hp, uint64_t w, const void *p,
+			size_t n)
+{
+	uintptr_t u = (uintptr_t)hdp_untag(p);
+	const struct hdp_region *r;
+	uintptr_t off;
+
+	if (hdp_unlikely(u < NULL_ZONE))
+		return fail(hp, HDP_V_BOUNDS_NULL, p, n, NULL);
+	if (hdp_unlikely(u + n < u || (u + n - 1) >> HDP_TAG_SHIFT))
+		return fail(hp, HDP_V_BOUNDS_WRAP, p, n, NULL);
+	r = (hdp_hw_flags(w) & HDP_HF_BOUNDS_TREE) ? hdp_region_lookup_tree(u)
+						    : hdp_region_lookup_fast(u);
+	if (hdp_unlikely(!r))
+		return fail(hp, HDP_V_BOUNDS_NO_REGION, p, n, NULL);
+	if (hdp_unlikely(n > r->base + r->len - u))
+		return region_fail(hp, HDP_V_BOUNDS_REGION_END, p, n, r);
+	if (hdp_unlikely(r->owner != hp))
+		return region_fail(hp, HDP_V_BOUNDS_OTHER_POOL, p, n, r);
+	if (r->obj_stride) {
+		off = (u - r->base) % r->obj_stride;
+		if (hdp_unlikely(off + n > r->obj_size))
+			return region_fail(hp, HDP_V_BOUNDS_OBJECT_END, p, n, r);
+	}
+	return 0;
+}
+
+HDP_COLD static int tag_fail(struct hdp_harden_pool *hp, const void *p,
+			     uintptr_t at, size_t n, unsigned mtag)
+{
+	char detail[96];
+
+	snprintf(detail, sizeof(detail), "pointer tag %u, memory tag %u at byte %zu of the access",
+		 hdp_tag_of(p), mtag, (size_t)(at - (uintptr_t)hdp_untag(p)));
+	return fail(hp, HDP_V_TAG_MISMATCH, p, n, detail);
+}
+
+/* Every object [p, p + n) touches must carry the pointer's tag. */
+static int check_tags(struct hdp_harden_pool *hp, uint64_t w, const void *p,
+		      size_t n)
+{
+	uintptr_t u = (uintptr_t)hdp_untag(p), last = u + n - 1;
+	unsigned ptag = hdp_tag_of(p);
+	uint32_t epoch = hdp_hw_epoch(w);
+
+	if (ptag == 0)
+		return 0;	/* the match-all tag */
+	for (uintptr_t a = u; a <= last && a >= u;) {
+		unsigned mtag = 0;
+
+		if (a - hp->base < hp->objs_len)
+			mtag = memory_tag(hp, obj_index(hp, a), epoch);
+		if (hdp_unlikely(mtag != ptag))
+			return tag_fail(hp, p, a, n, mtag);
+		/* On to the next object's first byte. */
+		a = a - (a - hp->base) % hp->stride + hp->stride;
+	}
+	return 0;
+}
+
+static int check(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+		 const void *p, size_t n)
+{
+	uint64_t w = hdp_harden_word(hp);
+	unsigned flags = hdp_hw_flags(w);
+	uint64_t checks = 0;
+	int ret = 0;
+
+	if (n == 0)
+		return 0;
+	if (flags & HDP_HF_BOUNDS) {
+		checks++;
+		ret = check_bounds(hp, w, p, n);
+	}
+	/* MTE hardware checks the copy itself; soft tags are checked here. */
+	if (!ret && (flags & (HDP_HF_TAG | HDP_HF_TAG_MTE)) == HDP_HF_TAG &&
+	    hdp_tag_of(p) && (uintptr_t)hdp_untag(p) >= NULL_ZONE) {
+		checks++;
+		ret = check_tags(hp, w, p, n);
+	}
+	if (t)
+		hcounter_add(&t->c.checks, checks);
+	return ret;
+}
+
+int hdp_harden_copy_in(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+		       void *dst, const void *src, size_t n)
+{
+	int ret = check(hp, t, dst, n);
+
+	if (ret == 0 && n)
+		memcpy(hp->tag_ops && hp->tag_ops->hardware_checks ? dst : hdp_untag(dst),
+		       src, n);
+	return ret;
+}
+
+int hdp_harden_copy_out(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			void *dst, const void *src, size_t n)
+{
+	int ret = check(hp, t, src, n);
+
+	if (ret == 0 && n)
+		memcpy(dst, hp->tag_ops && hp->tag_ops->hardware_checks ? src
+							 : hdp_untag(src), n);
+	return ret;
+}
+
+int hdp_harden_desc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+		    uint64_t addr, uint32_t len, void **out)
+{
+	uint64_t w = hdp_harden_word(hp);
+	char detail[96];
+
+	if (hdp_hw_flags(w) & HDP_HF_BOUNDS) {
+		if (t)
+			hcounter_add(&t->c.checks, 1);
+		if (hdp_unlikely(addr >= hp->objs_len)) {
+			snprintf(detail, sizeof(detail), "address %llu, the pool holds %zu bytes",
+				 (unsigned long long)addr, hp->objs_len);
+			return fail(hp, HDP_V_DESC_OUTSIDE, (void *)(hp->base + (uintptr_t)addr),
+				    len, detail);
+		}
+		if (hdp_unlikely(addr % hp->stride + len > hp->obj_size)) {
+			snprintf(detail, sizeof(detail), "%u bytes from byte %llu of a %zu-byte chunk",
+				 len, (unsigned long long)(addr % hp->stride), hp->obj_size);
+			return fail(hp, HDP_V_DESC_PAST_CHUNK,
+				    (void *)(hp->base + (uintptr_t)addr), len, detail);
+		}
+	}
+	*out = (void *)(hp->base + (uintptr_t)addr);
+	return 0;
+}

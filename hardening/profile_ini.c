@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Profiles from an INI file (libinih). libinih does not tell its handler
+ * the line number, so the reader counts lines as it hands them over.
+ */
+#include <hdp/log.h>
+#include <hdp/profile.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+#if HDP_HAVE_INIH
+#include <ini.h>
+
+struct ini_ctx {
+	struct hdp_harden_config *cfg;
+	const char *path;
+	FILE *f;
+	int line;
+	int errors;
+	hdp_ini_section_fn_t other;
+	void *other_ctx;
+};
+
+static char *counting_reader(char *str, int num, void *stream)
+{
+	struct ini_ctx *c = stream;
+	char *s = fgets(str, num, c->f);
+
+	if (s)
+		c->line++;
+	return s;
+}
+
+static int on_key(void *user, const char *section, const char *key,
+		  const char *value)
+{
+	struct ini_ctx *c = user;
+	const char *pool;
+	int ret;
+
+	if (strncmp(section, "pool:", 5) == 0) {
+		pool = section + 5;
+		if (strcmp(pool, "default") == 0) {
+			pool = NULL;
+		} else if (hdp_harden_config_declare(c->cfg, pool)) {
+			hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: '%s' is not a valid pool name",
+				c->path, c->line, section, pool);
+			c->errors++;
+			return 1;
+		}
+		ret = hdp_harden_config_set(c->cfg, false, pool, key, value, c->path,
+					    c->line);
+	} else if (c->other) {
+		ret = c->other(c->other_ctx, section, key, value, c->path, c->line);
+	} else {
+		hdp_log(HDP_LOG_ERR, "%s:%d: key '%s' in %s%s%s: only [pool:default] and [pool:NAME] sections are known here",
+			c->path, c->line, key, *section ? "[" : "no section",
+			section, *section ? "]" : "");
+		ret = -EINVAL;
+	}
+	c->errors += ret != 0;
+	return 1;	/* keep going: report every error at once */
+}
+
+int hdp_harden_config_load_file(struct hdp_harden_config *cfg, const char *path,
+				hdp_ini_section_fn_t other, void *ctx)
+{
+	struct ini_ctx c = { .path = path, .other = other, .other_ctx = ctx };
+	struct hdp_harden_config *next = malloc(sizeof(*next));
+	int ret;
+
+	if (!next)
+		return -ENOMEM;
+	c.f = fopen(path, "re");
+	if (!c.f) {
+		ret = -errno;
+		hdp_log(HDP_LOG_ERR, "%s: %s", path, strerror(-ret));
+		free(next);
+		return ret;
+	}
+	*next = *cfg;
+	c.cfg = next;
+	ret = ini_parse_stream(counting_reader, &c, on_key, &c);
+	fclose(c.f);
+	if (ret > 0) {
+		hdp_log(HDP_LOG_ERR, "%s:%d: syntax error: expected [section], key = value or a comment",
+			path, ret);
+		c.errors++;
+	} else if (ret < 0) {
+		hdp_log(HDP_LOG_ERR, "%s: cannot read it", path);
+		c.errors++;
+	}
+	if (!c.errors)
+		*cfg = *next;
+	free(next);
+	return c.errors ? -EINVAL : 0;
+}
+#else
+int hdp_harden_config_load_file(struct hdp_harden_config *cfg, const char *path,
+				hdp_ini_section_fn_t other, void *ctx)
+{
+	(void)cfg;
+	(void)other;
+	(void)ctx;
+	hdp_log(HDP_LOG_ERR, "%s: hdp was built without libinih: use --harden strings",
+		path);
+	return -EOPNOTSUPP;
+}
+#endif
