@@ -115,6 +115,15 @@ static int set_exclude(struct hdp_exclude *ex, const char *value, bool from_stri
 	}
 	strcpy(buf, value);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end = tok + strlen(tok);
+
+		/* "a, b" in a file reads as "a,b". */
+		while (*tok == ' ' || *tok == '\t')
+			tok++;
+		while (end > tok && (end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+		if (!*tok)
+			continue;
 		if (strcmp(tok, "none") == 0) {
 			next.no_builtin = true;
 			continue;

@@ -93,6 +93,12 @@ static int check_params(const struct hdp_pool_params *p, size_t *stride)
 			p->cache_size, HDP_POOL_CACHE_MAX);
 		return -EINVAL;
 	}
+	if (p->cache_size && (uint64_t)p->cache_size * 2 > p->obj_count) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': a cache of %u lets one thread hold %u of the %u objects: use at most %u",
+			who, p->cache_size, p->cache_size * 2, p->obj_count,
+			p->obj_count / 2);
+		return -EINVAL;
+	}
 	if ((unsigned)p->mem > HDP_MEM_PLAIN) {
 		hdp_log(HDP_LOG_ERR, "pool '%s': unknown memory kind %d", who, (int)p->mem);
 		return -EINVAL;
@@ -180,11 +186,18 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 	pool->objs_len = stride * params->obj_count;
 	pool->stride_shift = (stride & (stride - 1)) ? UINT32_MAX
 			   : (uint32_t)__builtin_ctzl(stride);
+	/*
+	 * A thread's cache holds up to twice its size: a default cache on a
+	 * small pool would let one thread hoard every object, so the default
+	 * shrinks to an eighth of the pool (none below 8 objects).
+	 */
 	if (params->flags & HDP_POOL_F_NO_CACHE)
 		pool->cache_size = 0;
+	else if (params->cache_size)
+		pool->cache_size = params->cache_size;
 	else
-		pool->cache_size = params->cache_size ? params->cache_size
-						      : HDP_POOL_CACHE_DEFAULT;
+		pool->cache_size = params->obj_count / 8 < HDP_POOL_CACHE_DEFAULT
+				 ? params->obj_count / 8 : HDP_POOL_CACHE_DEFAULT;
 	pthread_mutex_init(&pool->lock, NULL);
 
 	/* Claim the name first: a duplicate must not map anything. */

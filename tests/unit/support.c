@@ -2,6 +2,7 @@
 #include "support.h"
 
 #include <hdp/log.h>
+#include <hdp/pool.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -94,4 +95,33 @@ long kernel_page_kib(const void *addr)
 	}
 	fclose(f);
 	return inside ? kib : -1;
+}
+
+struct hdp_pool *hardened_pool(const char *name, size_t size, unsigned count,
+			       unsigned flags, const char *spec)
+{
+	static struct hdp_harden_config cfg;
+	struct hdp_pool *pool = hdp_pool_create(&(struct hdp_pool_params){
+		.name = name, .obj_size = size, .obj_align = 16, .obj_count = count,
+		.mem = HDP_MEM_PLAIN, .flags = flags,
+	});
+
+	if (!pool)
+		return NULL;
+	hdp_harden_config_init(&cfg);
+	hdp_harden_config_declare(&cfg, name);
+	if (hdp_harden_config_parse_string(&cfg, spec, "test") ||
+	    hdp_harden_config_validate(&cfg) || hdp_pool_configure(pool, &cfg)) {
+		hdp_pool_destroy(pool);
+		return NULL;
+	}
+	return pool;
+}
+
+unsigned long long violations(struct hdp_pool *pool, int kind)
+{
+	struct hdp_pool_stats st;
+
+	hdp_pool_stats_get(pool, &st);
+	return (unsigned long long)st.harden.violations[kind];
 }

@@ -21,4 +21,17 @@ long hugepages_available(void);
 /* The KernelPageSize, in KiB, of the mapping holding @addr; -1 if unknown. */
 long kernel_page_kib(const void *addr);
 
+
+
+struct hdp_pool;
+
+/*
+ * A plain-page pool of @count objects of @size bytes (aligned to 16), with
+ * the profile @spec (a --harden string, "" for the defaults) applied.
+ */
+struct hdp_pool *hardened_pool(const char *name, size_t size, unsigned count,
+			       unsigned flags, const char *spec);
+
+/* A violation counter of a pool. */
+unsigned long long violations(struct hdp_pool *pool, int kind);
 #endif /* HDP_TEST_SUPPORT_H */

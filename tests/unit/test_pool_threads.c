@@ -190,3 +190,39 @@ Test(pool_threads, a_thread_may_outlive_a_pool_it_used)
 	}
 	hdp_pool_destroy(pool);
 }
+
+static atomic_uint empty_handed;
+
+static void *take_one_at_a_time(void *arg)
+{
+	struct hdp_pool *small = arg;
+
+	for (int i = 0; i < 10000; i++) {
+		void *obj = hdp_pool_alloc(small);
+
+		if (!obj) {
+			atomic_fetch_add(&empty_handed, 1);
+			continue;
+		}
+		hdp_pool_free(small, obj);
+	}
+	return NULL;
+}
+
+/* The default cache shrinks with the pool: no thread hoards a small one. */
+Test(pool_threads, a_small_pool_is_not_hoarded_by_one_thread)
+{
+	struct hdp_pool *small = hdp_pool_create(&(struct hdp_pool_params){
+		.name = "small", .obj_size = 64, .obj_count = 64, .mem = HDP_MEM_PLAIN,
+	});
+	pthread_t t[4];
+
+	cr_assert_not_null(small);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, take_one_at_a_time, small);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	cr_assert_eq(empty_handed, 0, "%u allocations found the pool empty",
+		     empty_handed);
+	hdp_pool_destroy(small);
+}

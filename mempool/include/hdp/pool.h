@@ -58,7 +58,8 @@ struct hdp_pool_params {
 	size_t obj_size;	/* 1..HDP_POOL_OBJ_SIZE_MAX */
 	size_t obj_align;	/* power of two <= 4096; 0: 64 */
 	uint32_t obj_count;	/* 1..HDP_POOL_OBJ_COUNT_MAX */
-	uint32_t cache_size;	/* per-thread cache; 0: default 256 */
+	uint32_t cache_size;	/* per-thread cache, <= obj_count / 2;
+				   0: 256, or obj_count / 8 if smaller */
 	enum hdp_mem_kind mem;
 	const char *huge_dir;	/* hugetlbfs mount, for HDP_MEM_HUGE_FILE */
 	unsigned flags;		/* enum hdp_pool_flags */

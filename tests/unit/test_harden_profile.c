@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <criterion/criterion.h>
+
+#include <hdp/profile.h>
+#include <hdp/tag.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static struct hdp_harden_config *cfg;
+
+static void setup(void)
+{
+	capture_logs();
+	cfg = malloc(sizeof(*cfg));
+	hdp_harden_config_init(cfg);
+	hdp_harden_config_declare(cfg, "rx");
+	hdp_harden_config_declare(cfg, "tx");
+}
+
+static void teardown(void)
+{
+	free(cfg);
+}
+
+TestSuite(harden_profile, .init = setup, .fini = teardown);
+
+static struct hdp_profile resolve(const char *pool)
+{
+	struct hdp_profile p;
+
+	hdp_harden_config_resolve(cfg, pool, &p);
+	return p;
+}
+
+static void expect_string_error(const char *spec, const char *message)
+{
+	struct hdp_profile before = resolve("rx"), after;
+
+	clear_logs();
+	cr_assert_eq(hdp_harden_config_parse_string(cfg, spec, "--harden"), -EINVAL,
+		     "'%s' was accepted", spec);
+	cr_assert(log_contains(message), "'%s': log lacks '%s':\n%s", spec, message,
+		  captured_logs());
+	after = resolve("rx");
+	cr_assert(memcmp(&before, &after, sizeof(before)) == 0,
+		  "a rejected string changed the configuration");
+}
+
+Test(harden_profile, defaults_turn_every_protection_on)
+{
+	struct hdp_profile p = resolve(NULL);
+
+	cr_assert(p.bounds);
+	cr_assert_eq(p.bounds_lookup, HDP_LOOKUP_FAST);
+	cr_assert_not(p.init_on_alloc);
+	cr_assert_eq(p.init_on_free, HDP_INIT_FREE_ON);
+	cr_assert(p.init_check);
+	cr_assert_eq(p.tag, HDP_TAG_AUTO);
+	cr_assert_eq(p.tag_sample, 1);
+	cr_assert_eq(p.on_violation, HDP_POLICY_ABORT);
+	cr_assert_eq(p.set, 0);
+}
+
+Test(harden_profile, a_string_sets_all_pools_and_named_ones)
+{
+	struct hdp_profile rx, tx;
+
+	cr_assert_eq(hdp_harden_config_parse_string(cfg,
+		"init_on_free=used,tag_sample=10,pool.rx.tag_sample=4,"
+		"pool.tx.bounds=off,bounds_lookup=tree,on_violation=report,"
+		"tag_sample_min=4k,init_on_alloc=1,tag=soft", "--harden"), 0,
+		"%s", captured_logs());
+	rx = resolve("rx");
+	tx = resolve("tx");
+	cr_assert_eq(rx.tag_sample, 4);
+	cr_assert_eq(tx.tag_sample, 10);
+	cr_assert(rx.bounds);
+	cr_assert_not(tx.bounds);
+	cr_assert_eq(rx.init_on_free, HDP_INIT_FREE_USED);
+	cr_assert_eq(rx.bounds_lookup, HDP_LOOKUP_TREE);
+	cr_assert_eq(rx.on_violation, HDP_POLICY_REPORT);
+	cr_assert_eq(rx.tag_sample_min, 4096);
+	cr_assert(rx.init_on_alloc);
+	cr_assert_eq(rx.tag, HDP_TAG_SOFT);
+}
+
+Test(harden_profile, bad_strings_name_the_item_key_and_value)
+{
+	expect_string_error("tag_sample=0", "--harden, item 1: key 'tag_sample', value '0': expected a whole number from 1 to 65535");
+	expect_string_error("bounds=on,tag_sample=-3", "item 2: key 'tag_sample', value '-3'");
+	expect_string_error("tag_sample=ten", "value 'ten'");
+	expect_string_error("tag_sample=65536", "value '65536'");
+	expect_string_error("tag_sample=99999999999", "value '99999999999'");
+	expect_string_error("tag_sample_min=2M", "key 'tag_sample_min', value '2M'");
+	expect_string_error("bounds=maybe", "key 'bounds', value 'maybe': expected on or off");
+	expect_string_error("bounds_lookup=hash", "expected fast or tree");
+	expect_string_error("init_on_free=sometimes", "expected on, off or used");
+	expect_string_error("tag=always", "expected off, auto, mte or soft");
+	expect_string_error("on_violation=panic", "expected abort, drop or report");
+	expect_string_error("colour=blue", "key 'colour', value 'blue': unknown key");
+	expect_string_error("pool.nosuch.bounds=on", "pool 'nosuch', key 'bounds', value 'on': no pool is called 'nosuch'");
+	expect_string_error("pool.rx=on", "'pool.rx' should read pool.NAME.KEY");
+	expect_string_error("pool..bounds=on", "should read pool.NAME.KEY");
+	expect_string_error("bounds", "'bounds' is not key=value");
+	expect_string_error("pool.rx.init_exclude=a", "init_exclude is one list for all pools");
+	expect_string_error("init_exclude=a/b", "'a/b' is not a pool name or glob");
+}
+
+Test(harden_profile, every_error_in_a_string_is_reported_at_once)
+{
+	expect_string_error("tag_sample=0,bounds=maybe", "tag_sample");
+	cr_assert(log_contains("bounds"), "%s", captured_logs());
+}
+
+Test(harden_profile, the_string_wins_over_the_file_and_named_over_all)
+{
+	cr_assert_eq(hdp_harden_config_set(cfg, false, NULL, "tag_sample", "8", "f.ini", 2), 0);
+	cr_assert_eq(hdp_harden_config_set(cfg, false, "rx", "tag_sample", "6", "f.ini", 5), 0);
+	cr_assert_eq(hdp_harden_config_set(cfg, false, "rx", "bounds", "off", "f.ini", 6), 0);
+	cr_assert_eq(resolve("rx").tag_sample, 6);
+	cr_assert_eq(resolve("tx").tag_sample, 8);
+	/* A bare key on the command line overrides every pool's file setting. */
+	cr_assert_eq(hdp_harden_config_parse_string(cfg, "tag_sample=3", "--harden"), 0);
+	cr_assert_eq(resolve("rx").tag_sample, 3);
+	cr_assert_eq(resolve("tx").tag_sample, 3);
+	cr_assert_not(resolve("rx").bounds, "keys the string did not set stay");
+	cr_assert_eq(hdp_harden_config_parse_string(cfg, "pool.rx.tag_sample=2", "--harden"), 0);
+	cr_assert_eq(resolve("rx").tag_sample, 2);
+	cr_assert_eq(resolve("tx").tag_sample, 3);
+}
+
+Test(harden_profile, builtin_exclusions_cover_rx_frames_for_init_on_alloc)
+{
+	char why[128];
+
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "umem", why, sizeof(why)),
+		     HDP_KEY_INIT_ON_ALLOC);
+	cr_assert_str_eq(why, "built-in 'umem*' (init_on_alloc)");
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "rx", why, sizeof(why)),
+		     HDP_KEY_INIT_ON_ALLOC);
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "tx", why, sizeof(why)), 0);
+	cr_assert_str_eq(why, "");
+}
+
+Test(harden_profile, exclusion_lists_take_globs_and_none)
+{
+	const uint32_t all = HDP_KEY_INIT_ON_ALLOC | HDP_KEY_INIT_ON_FREE |
+			     HDP_KEY_INIT_CHECK;
+	char why[128];
+
+	cr_assert_eq(hdp_harden_config_parse_string(cfg,
+		"init_exclude=cache-*,ctl?,bounds=on", "--harden"), 0, "%s",
+		captured_logs());
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "cache-7", why, sizeof(why)), all);
+	cr_assert_str_eq(why, "init_exclude 'cache-*'");
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "ctl1", why, sizeof(why)), all);
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "ctl12", why, sizeof(why)), 0);
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "umem", why, sizeof(why)),
+		     HDP_KEY_INIT_ON_ALLOC, "names add to the built-in list");
+
+	cr_assert_eq(hdp_harden_config_parse_string(cfg, "init_exclude=none", "--harden"), 0);
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "umem", why, sizeof(why)), 0,
+		     "none drops the built-in exclusions");
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "cache-7", why, sizeof(why)), 0,
+		     "a later list replaces an earlier one");
+
+	cr_assert_eq(hdp_harden_config_parse_string(cfg, "init_exclude=none,cache-*", "--harden"), 0);
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "umem", why, sizeof(why)), 0);
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "cache-1", why, sizeof(why)), all);
+
+	cr_assert_eq(hdp_harden_config_parse_string(cfg, "init_exclude=default", "--harden"), 0);
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "umem", why, sizeof(why)),
+		     HDP_KEY_INIT_ON_ALLOC);
+}
+
+Test(harden_profile, globs_match_like_a_shell)
+{
+	cr_assert(hdp_glob_match("*", ""));
+	cr_assert(hdp_glob_match("rx*", "rx"));
+	cr_assert(hdp_glob_match("rx*", "rx-queue-1"));
+	cr_assert(hdp_glob_match("*-1", "rx-queue-1"));
+	cr_assert(hdp_glob_match("r?-*", "rx-q"));
+	cr_assert(hdp_glob_match("a*b*c", "aXXbYYc"));
+	cr_assert_not(hdp_glob_match("a*b*c", "aXXbYY"));
+	cr_assert_not(hdp_glob_match("rx", "rx1"));
+	cr_assert_not(hdp_glob_match("?", ""));
+}
+
+Test(harden_profile, contradictions_are_rejected_before_anything_starts)
+{
+	cr_assert_eq(hdp_harden_config_validate(cfg), 0);
+	/* init_on_free off alone quietly disables the default init_check... */
+	cr_assert_eq(hdp_harden_config_parse_string(cfg, "init_on_free=off", "--harden"), 0);
+	cr_assert_eq(hdp_harden_config_validate(cfg), 0);
+	/* ...but asking for both is a contradiction. */
+	cr_assert_eq(hdp_harden_config_parse_string(cfg, "pool.rx.init_check=on", "--harden"), 0);
+	clear_logs();
+	cr_assert_eq(hdp_harden_config_validate(cfg), -EINVAL);
+	cr_assert(log_contains("pool 'rx': init_check=on needs init_on_free=on or used"),
+		  "%s", captured_logs());
+}
+
+Test(harden_profile, mte_is_refused_where_there_is_none)
+{
+	if (hdp_tag_mte_available())
+		cr_skip_test("this CPU has MTE");
+	cr_assert_eq(hdp_harden_config_parse_string(cfg, "tag=mte", "--harden"), 0);
+	cr_assert_eq(hdp_harden_config_validate(cfg), -EINVAL);
+	cr_assert(log_contains("tag=mte, but this CPU or kernel has no MTE"), "%s",
+		  captured_logs());
+}
+
+Test(harden_profile, profiles_format_every_key)
+{
+	struct hdp_profile p;
+	char buf[256];
+
+	hdp_profile_defaults(&p);
+	hdp_profile_format(&p, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "bounds=on,bounds_lookup=fast,init_on_alloc=off,init_on_free=on,"
+			 "init_check=on,tag=auto,tag_sample=1,tag_sample_min=0,on_violation=abort");
+}
+
+#define DATA TEST_DATA_DIR "/"
+
+Test(harden_profile, an_ini_file_fills_the_file_layer)
+{
+	struct hdp_profile rx, tx, other;
+	char why[128];
+
+	if (hdp_harden_config_load_file(cfg, DATA "good.ini", NULL, NULL) == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_str_eq(captured_logs(), "");
+	rx = resolve("rx");
+	tx = resolve("tx");
+	other = resolve("cache-1");
+	cr_assert_eq(rx.init_on_free, HDP_INIT_FREE_USED);
+	cr_assert_eq(rx.tag, HDP_TAG_SOFT);
+	cr_assert_eq(rx.tag_sample, 10);
+	cr_assert_eq(tx.on_violation, HDP_POLICY_REPORT);
+	cr_assert_eq(other.tag_sample, 10);
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "cache-1", why, sizeof(why)),
+		     HDP_KEY_INIT_ON_ALLOC | HDP_KEY_INIT_ON_FREE | HDP_KEY_INIT_CHECK);
+	cr_assert_eq(hdp_harden_config_excluded(cfg, "umem", why, sizeof(why)), 0);
+	/* And the string still wins. */
+	cr_assert_eq(hdp_harden_config_parse_string(cfg, "pool.rx.init_on_free=on", "-"), 0);
+	cr_assert_eq(resolve("rx").init_on_free, HDP_INIT_FREE_ON);
+}
+
+Test(harden_profile, ini_errors_name_file_line_key_and_value)
+{
+	struct hdp_profile before = resolve("rx"), after;
+	int ret = hdp_harden_config_load_file(cfg, DATA "bad_value.ini", NULL, NULL);
+
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, -EINVAL);
+	cr_assert(log_contains("bad_value.ini:5: pool 'rx', key 'tag_sample', value '0'"),
+		  "%s", captured_logs());
+	cr_assert(log_contains("bad_value.ini:6: pool 'rx', key 'init_on_free', value 'sometimes'"),
+		  "%s", captured_logs());
+	cr_assert(log_contains("bad_value.ini:7: pool 'rx', key 'colour', value 'blue': unknown key"),
+		  "%s", captured_logs());
+	after = resolve("rx");
+	cr_assert(memcmp(&before, &after, sizeof(before)) == 0,
+		  "nothing is half configured");
+}
+
+Test(harden_profile, ini_syntax_and_section_errors)
+{
+	if (hdp_harden_config_load_file(cfg, DATA "bad_syntax.ini", NULL, NULL) == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert(log_contains("bad_syntax.ini:3: syntax error"), "%s", captured_logs());
+	clear_logs();
+	cr_assert_eq(hdp_harden_config_load_file(cfg, DATA "bad_section.ini", NULL, NULL),
+		     -EINVAL);
+	cr_assert(log_contains("bad_section.ini:4: key 'queue' in [port:eth0]"), "%s",
+		  captured_logs());
+	cr_assert(log_contains("bad_section.ini:6: pool 'rx', key 'init_exclude'"), "%s",
+		  captured_logs());
+	clear_logs();
+	cr_assert_eq(hdp_harden_config_load_file(cfg, DATA "missing.ini", NULL, NULL),
+		     -ENOENT);
+	cr_assert(log_contains("missing.ini: No such file or directory"), "%s",
+		  captured_logs());
+}
+
+static int count_port_keys(void *ctx, const char *section, const char *key,
+			   const char *value, const char *file, int line)
+{
+	(void)key;
+	(void)value;
+	(void)file;
+	(void)line;
+	if (strcmp(section, "port:eth0"))
+		return -EINVAL;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+Test(harden_profile, other_sections_go_to_their_owner)
+{
+	int port_keys = 0;
+	int ret = hdp_harden_config_load_file(cfg, DATA "bad_section.ini",
+					      count_port_keys, &port_keys);
+
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(port_keys, 1);
+	cr_assert_eq(ret, -EINVAL, "init_exclude in [pool:rx] is still an error");
+}
