@@ -117,8 +117,11 @@ static int check(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 		checks++;
 		ret = check_bounds(hp, w, p, n);
 	}
-	/* MTE hardware checks the copy itself; soft tags are checked here. */
-	if (!ret && (flags & (HDP_HF_TAG | HDP_HF_TAG_MTE)) == HDP_HF_TAG &&
+	/*
+	 * Checked here for both backends, so drop and report can refuse the
+	 * copy; under MTE the CPU checks the copy again as it happens.
+	 */
+	if (!ret && (flags & HDP_HF_TAG) &&
 	    hdp_tag_of(p) && (uintptr_t)hdp_untag(p) >= NULL_ZONE) {
 		checks++;
 		ret = check_tags(hp, w, p, n);

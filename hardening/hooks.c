@@ -40,6 +40,9 @@ void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 		size_t zero_len = 0, dirty;
 		unsigned avoid[3], tag = 0;
 
+		/* Hardware tags left from before this epoch: start from tag 0. */
+		if (!m && hp->tag_ops && hp->tag_ops->hardware_checks)
+			hp->tag_ops->set_tag(hp, obj, 0, 0);
 		if ((flags & HDP_HF_INIT_CHECK) && (m & META_WIPED)) {
 			checks++;
 			if (hdp_unlikely(!zero_is_clear(obj, hp->obj_size, &dirty))) {
@@ -54,7 +57,9 @@ void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 		if ((flags & HDP_HF_TAG) && tag_sample_this(t, w, hp->obj_size)) {
 			avoid[0] = META_PREV(m);
 			neighbour_tags(hp, idx, epoch, avoid);
-			tag = hdp_tag_choose(&t->rng, avoid, 3);
+			tag = hp->tag_ops->choose
+			    ? hp->tag_ops->choose(obj, &t->rng, avoid, 3)
+			    : hdp_tag_choose(&t->rng, avoid, 3);
 			hp->tag_ops->set_tag(hp, obj, tag, zero_len);
 			objs[i] = (void *)((uintptr_t)obj | (uintptr_t)tag << HDP_TAG_SHIFT);
 			tagged++;
@@ -101,6 +106,8 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 		unsigned mtag = (m & META_TAGGED) ? META_TAG(m) : 0;
 		size_t wipe = 0;
 
+		if (!m && hp->tag_ops && hp->tag_ops->hardware_checks)
+			hp->tag_ops->set_tag(hp, obj, 0, 0);
 		/* Recorded in this epoch: we know its state, so check it. */
 		if (m) {
 			checks++;

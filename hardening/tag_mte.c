@@ -2,9 +2,11 @@
 /*
  * arm64 MTE: the CPU compares the pointer's tag (bits 56..59) with the
  * tag of every 16-byte granule it touches. hdp maps pool memory PROT_MTE,
- * asks for synchronous tag-check faults, sets tags with STG (or STZG to
- * tag and zero in one pass), and turns a SEGV_MTESERR into its own
- * violation report.
+ * asks for synchronous tag-check faults, sets tags with STG (STZG to tag
+ * and zero in one pass), and turns a SEGV_MTESERR into its own violation
+ * report. A hardware fault cannot be skipped, so it is fatal whatever the
+ * policy; hdp's checked copies look at the tags first, so they can honour
+ * drop and report.
  */
 #include "harden_internal.h"
 
@@ -13,8 +15,143 @@
 #include "config.h"
 
 #if defined(__aarch64__) && HDP_HAVE_MTE
-#include "tag_mte_arm64.h"
+#include <hdp/region.h>
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#ifndef HWCAP2_MTE
+#define HWCAP2_MTE (1 << 18)
+#endif
+#ifndef PROT_MTE
+#define PROT_MTE 0x20
+#endif
+#ifndef SEGV_MTESERR
+#define SEGV_MTESERR 9
+#endif
+#ifndef PR_MTE_TCF_SYNC
+#define PR_MTE_TCF_SYNC (1UL << 1)
+#endif
+#ifndef PR_MTE_TAG_SHIFT
+#define PR_MTE_TAG_SHIFT 3
+#endif
+
+#define GRANULE 16
+
+static bool mte_probe(void)
+{
+	return (getauxval(AT_HWCAP2) & HWCAP2_MTE) != 0;
+}
+
+static struct sigaction previous_segv;
+
+/* Async-signal context: only the lock-free lookup and write(2). */
+static void on_segv(int sig, siginfo_t *si, void *uctx)
+{
+	const struct hdp_region *r;
+
+	if (si->si_code == SEGV_MTESERR) {
+		r = hdp_region_lookup_fast((uintptr_t)si->si_addr);
+		if (r && r->owner) {
+			struct hdp_harden_pool *hp = r->owner;
+			struct hdp_violation v = {
+				.kind = HDP_V_TAG_MISMATCH,
+				.pool = hp->name,
+				.addr = si->si_addr,
+				.offset = (uintptr_t)hdp_untag(si->si_addr) - hp->base,
+				.size = hp->obj_size,
+				.detail = "MTE synchronous tag check fault",
+			};
+
+			hdp_violation_abort(&v);
+		}
+	}
+	/* Not ours: let the previous handler (or the default) have it. */
+	sigaction(SIGSEGV, &previous_segv, NULL);
+	(void)sig;
+	(void)uctx;
+}
+
+static pthread_once_t mte_once = PTHREAD_ONCE_INIT;
+static int mte_once_err;
+
+static void mte_enable_process(void)
+{
+	struct sigaction sa;
+
+	/* Synchronous faults; IRG may pick any tag but 0 (the match-all). */
+	if (prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE | PR_MTE_TCF_SYNC |
+		  (0xfffeUL << PR_MTE_TAG_SHIFT), 0, 0, 0)) {
+		mte_once_err = -errno;
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_segv;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, &previous_segv))
+		mte_once_err = -errno;
+}
+
+static int mte_attach(struct hdp_harden_pool *hp)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = hp->base & ~(page - 1);
+	size_t len = (hp->base + hp->objs_len - start + page - 1) & ~(page - 1);
+
+	if (hp->stride % GRANULE || hp->base % GRANULE)
+		return -EINVAL;
+	pthread_once(&mte_once, mte_enable_process);
+	if (mte_once_err)
+		return mte_once_err;
+	/* prctl is per thread: threads made before this inherit nothing. */
+	prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE | PR_MTE_TCF_SYNC |
+	      (0xfffeUL << PR_MTE_TAG_SHIFT), 0, 0, 0);
+	if (mprotect((void *)start, len, PROT_READ | PROT_WRITE | PROT_MTE))
+		return -errno;
+	return 0;
+}
+
+/* Tag the whole object; zero (STZG) the granules covering [0, zero_len). */
+static void mte_set_tag(struct hdp_harden_pool *hp, void *obj, unsigned tag,
+			size_t zero_len)
+{
+	uintptr_t p = ((uintptr_t)obj & ~HDP_TAG_MASK) | (uintptr_t)tag << HDP_TAG_SHIFT;
+	uintptr_t end = p + ((hp->obj_size + GRANULE - 1) & ~(size_t)(GRANULE - 1));
+	uintptr_t zend = p + ((zero_len + GRANULE - 1) & ~(size_t)(GRANULE - 1));
+
+	for (; p < zend; p += GRANULE)
+		__asm__ volatile(".arch armv8.5-a+memtag\n\tstzg %0, [%0]"
+				 : : "r"(p) : "memory");
+	for (; p < end; p += GRANULE)
+		__asm__ volatile(".arch armv8.5-a+memtag\n\tstg %0, [%0]"
+				 : : "r"(p) : "memory");
+}
+
+/* IRG: a random tag from the hardware, excluding 0 and @avoid. */
+static unsigned mte_choose(void *obj, uint64_t *rng, const unsigned *avoid,
+			   unsigned n)
+{
+	uint64_t exclude = 1;
+	uintptr_t tagged;
+
+	(void)rng;
+	for (unsigned i = 0; i < n; i++)
+		exclude |= 1u << (avoid[i] & 0xf);
+	__asm__ volatile(".arch armv8.5-a+memtag\n\tirg %0, %1, %2"
+			 : "=r"(tagged) : "r"(obj), "r"(exclude));
+	return (unsigned)(tagged >> HDP_TAG_SHIFT) & 0xf;
+}
+
 #else
+#define mte_choose NULL
+
 static bool mte_probe(void)
 {
 	return false;
@@ -41,5 +178,6 @@ const struct hdp_tag_ops hdp_tag_mte_ops = {
 	.probe = mte_probe,
 	.pool_attach = mte_attach,
 	.set_tag = mte_set_tag,
+	.choose = mte_choose,
 	.hardware_checks = true,
 };

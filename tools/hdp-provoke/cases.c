@@ -131,7 +131,7 @@ static enum verdict desc_past_chunk(struct provoke_env *env)
 
 static size_t dirty_bytes(const void *p, size_t n)
 {
-	const unsigned char *b = hdp_untag(p);
+	const unsigned char *b = hdp_deref(p);
 	size_t count = 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -151,7 +151,7 @@ static enum verdict init_garbage_realloc(struct provoke_env *env)
 		snprintf(name, sizeof(name), "meminit%zu", s);
 		p = provoke_pool(env, name, sizes[s], 1);
 		obj = hdp_pool_alloc(p);
-		memset(hdp_untag(obj), 0xa5, sizes[s]);
+		memset(hdp_deref(obj), 0xa5, sizes[s]);
 		hdp_pool_free(p, obj);
 		obj = hdp_pool_alloc(p);
 		if (dirty_bytes(obj, sizes[s]))
@@ -165,7 +165,7 @@ static enum verdict init_freed_reads_zero(struct provoke_env *env)
 	struct hdp_pool *p = provoke_pool(env, "onfree", 512, 1);
 	void *obj = hdp_pool_alloc(p);
 
-	memset(hdp_untag(obj), 0x77, 512);
+	memset(hdp_deref(obj), 0x77, 512);
 	hdp_pool_free(p, obj);
 	return dirty_bytes(obj, 512) ? MISSED : CAUGHT;
 }
@@ -173,7 +173,7 @@ static enum verdict init_freed_reads_zero(struct provoke_env *env)
 static enum verdict init_write_after_free(struct provoke_env *env)
 {
 	struct hdp_pool *p = provoke_pool(env, "uaf", 256, 1);
-	char *obj = hdp_untag(hdp_pool_alloc(p));
+	char *obj = hdp_untag(hdp_pool_alloc(p));	/* freed: tag 0 */
 
 	hdp_pool_free(p, obj);
 	obj[100] = 'x';
@@ -188,11 +188,13 @@ static enum verdict init_excluded_not_wiped(struct provoke_env *env)
 	struct hdp_pool *wiped = provoke_pool(env, "msgs", 256, 1);
 	void *a = hdp_pool_alloc(kept), *b = hdp_pool_alloc(wiped);
 
-	memset(hdp_untag(a), 0x55, 256);
-	memset(hdp_untag(b), 0x55, 256);
+	memset(hdp_deref(a), 0x55, 256);
+	memset(hdp_deref(b), 0x55, 256);
 	hdp_pool_free(kept, a);
 	hdp_pool_free(wiped, b);
-	return dirty_bytes(a, 256) == 256 && dirty_bytes(b, 256) == 0 ? CAUGHT : MISSED;
+	/* Read back through the untagged addresses: both objects are free. */
+	return dirty_bytes(hdp_untag(a), 256) == 256 &&
+	       dirty_bytes(hdp_untag(b), 256) == 0 ? CAUGHT : MISSED;
 }
 
 /* umem is built-in excluded from init_on_alloc; "none" wipes it again. */

@@ -82,6 +82,20 @@ static inline void *hdp_untag(const void *p)
 	return (void *)((uintptr_t)p & ~HDP_TAG_MASK);
 }
 
+/*
+ * A pointer the CPU can dereference. arm64 ignores the top byte (TBI), so
+ * the tag stays on and MTE checks it; elsewhere the tag has to come off,
+ * and with it the soft tag's protection (use the checked copies for that).
+ */
+static inline void *hdp_deref(const void *p)
+{
+#if defined(__aarch64__)
+	return (void *)p;
+#else
+	return hdp_untag(p);
+#endif
+}
+
 static inline unsigned hdp_tag_of(const void *p)
 {
 	return (unsigned)(((uintptr_t)p >> HDP_TAG_SHIFT) & 0xf);

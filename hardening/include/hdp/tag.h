@@ -28,7 +28,13 @@ struct hdp_tag_ops {
 	 */
 	void (*set_tag)(struct hdp_harden_pool *hp, void *obj, unsigned tag,
 			size_t zero_len);
-	/* Does the CPU itself check accesses (so hdp's own check may skip)? */
+	/*
+	 * Optional: pick a tag for @obj avoiding @avoid (IRG on MTE). NULL:
+	 * hdp_tag_choose().
+	 */
+	unsigned (*choose)(void *obj, uint64_t *rng, const unsigned *avoid,
+			   unsigned n);
+	/* Does the CPU itself check every access to the pool's memory? */
 	bool hardware_checks;
 };
 
