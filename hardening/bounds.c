@@ -8,6 +8,7 @@
  * pointer's tag must match every object it touches.
  */
 #include "harden_internal.h"
+#include "region_internal.h"
 
 #include <hdp/region.h>
 
@@ -55,7 +56,7 @@ static int check_bounds(struct hdp_harden_pool *hp, uint64_t w, const void *p,
 	if (hdp_unlikely(u + n < u || (u + n - 1) >> HDP_TAG_SHIFT))
 		return fail(hp, HDP_V_BOUNDS_WRAP, p, n, NULL);
 	r = (hdp_hw_flags(w) & HDP_HF_BOUNDS_TREE) ? hdp_region_lookup_tree(u)
-						    : hdp_region_lookup_fast(u);
+						    : region_lookup_fast_inline(u);
 	if (hdp_unlikely(!r))
 		return fail(hp, HDP_V_BOUNDS_NO_REGION, p, n, NULL);
 	if (hdp_unlikely(n > r->base + r->len - u))
@@ -63,7 +64,10 @@ static int check_bounds(struct hdp_harden_pool *hp, uint64_t w, const void *p,
 	if (hdp_unlikely(r->owner != hp))
 		return region_fail(hp, HDP_V_BOUNDS_OTHER_POOL, p, n, r);
 	if (r->obj_stride) {
-		off = (u - r->base) % r->obj_stride;
+		/* Pools have power-of-two strides more often than not: no divide. */
+		off = u - r->base;
+		off = (r->obj_stride & (r->obj_stride - 1)) ? off % r->obj_stride
+							    : off & (r->obj_stride - 1);
 		if (hdp_unlikely(off + n > r->obj_size))
 			return region_fail(hp, HDP_V_BOUNDS_OBJECT_END, p, n, r);
 	}

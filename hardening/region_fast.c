@@ -12,21 +12,13 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#define GRANULE_SHIFT 21
-#define LEAF_BITS 14
-#define TOP_BITS (REGION_VA_BITS - GRANULE_SHIFT - LEAF_BITS)
-#define LEAF_SIZE (1u << LEAF_BITS)
-#define ENTRY_EMPTY 0
-#define ENTRY_SHARED 0xffff
+_Atomic(region_entry_t *) region_fast_top[1u << TOP_BITS];
+#define top region_fast_top
 
-typedef _Atomic uint16_t entry_t;
-
-static _Atomic(entry_t *) top[1u << TOP_BITS];
-
-static entry_t *leaf_for(uintptr_t granule, bool create)
+static region_entry_t *leaf_for(uintptr_t granule, bool create)
 {
 	size_t t = granule >> LEAF_BITS;
-	entry_t *leaf = atomic_load_explicit(&top[t], memory_order_acquire);
+	region_entry_t *leaf = atomic_load_explicit(&top[t], memory_order_acquire);
 
 	if (!leaf && create) {
 		leaf = calloc(LEAF_SIZE, sizeof(*leaf));
@@ -61,7 +53,7 @@ int region_fast_update(uintptr_t base, size_t len)
 
 	for (uintptr_t g = g0; g <= g1; g++) {
 		uint16_t e = entry_for(g);
-		entry_t *leaf = leaf_for(g, e != ENTRY_EMPTY);
+		region_entry_t *leaf = leaf_for(g, e != ENTRY_EMPTY);
 
 		if (!leaf) {
 			if (e != ENTRY_EMPTY)
@@ -73,26 +65,4 @@ int region_fast_update(uintptr_t base, size_t len)
 				      memory_order_release);
 	}
 	return 0;
-}
-
-int region_fast_find(uintptr_t addr, bool *shared)
-{
-	uintptr_t g = addr >> GRANULE_SHIFT;
-	entry_t *leaf;
-	uint16_t e;
-
-	*shared = false;
-	if (addr >> REGION_VA_BITS)
-		return REGION_NONE;
-	leaf = atomic_load_explicit(&top[g >> LEAF_BITS], memory_order_acquire);
-	if (!leaf)
-		return REGION_NONE;
-	e = atomic_load_explicit(&leaf[g & (LEAF_SIZE - 1)], memory_order_acquire);
-	if (e == ENTRY_EMPTY)
-		return REGION_NONE;
-	if (e == ENTRY_SHARED) {
-		*shared = true;
-		return REGION_NONE;
-	}
-	return e - 1;
 }

@@ -113,19 +113,7 @@ const struct hdp_region *hdp_region_lookup_tree(uintptr_t addr)
 
 const struct hdp_region *hdp_region_lookup_fast(uintptr_t addr)
 {
-	const struct hdp_region *r;
-	bool shared;
-	int s;
-
-	addr = region_untag(addr);
-	s = region_fast_find(addr, &shared);
-	if (hdp_unlikely(shared))
-		return hdp_region_lookup_tree(addr);
-	if (s == REGION_NONE)
-		return NULL;
-	r = &region_slots[s];
-	/* The granule may be only partly covered. */
-	return addr - r->base < r->len ? r : NULL;
+	return region_lookup_fast_inline(addr);
 }
 
 const struct hdp_region *hdp_region_lookup(uintptr_t addr,
