@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * hdp-pool-demo: worker threads move packet-sized objects through two
- * pools the way a forwarder would (bursts in, a queue of bursts in flight,
- * bursts out), then the pools' counters are printed and checked: every
- * object must be back in its pool.
+ * hardened pools the way a forwarder would (bursts in, packets written
+ * with checked copies, a queue of bursts in flight, bursts out), then the
+ * pools' counters are printed and checked: every object must be back in
+ * its pool, and no violation may have been seen.
  */
 #include <hdp/log.h>
 #include <hdp/pool.h>
@@ -29,6 +30,7 @@ struct options {
 	unsigned threads;
 	unsigned seconds;
 	const char *huge_dir;
+	const char *harden;
 	enum hdp_mem_kind mem;
 	bool json;
 };
@@ -62,15 +64,21 @@ static void *worker_main(void *arg)
 	unsigned held_n[IN_FLIGHT] = { 0 };
 	unsigned slot = 0;
 
+	uint32_t used[IN_FLIGHT][BURST_MAX];
+	char packet[1514];
+
+	memset(packet, 0xa5, sizeof(packet));
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		unsigned want = 1 + next_rand(&w->seed) % BURST_MAX;
 		void *meta;
 
 		/* Retire the oldest burst, as TX completion would. */
-		hdp_pool_free_burst(w->frames, held[slot], held_n[slot]);
+		hdp_pool_free_burst_used(w->frames, held[slot], used[slot], held_n[slot]);
 		held_n[slot] = hdp_pool_alloc_burst(w->frames, held[slot], want);
-		for (unsigned i = 0; i < held_n[slot]; i++)
-			memset(held[slot][i], 0xa5, 60 + next_rand(&w->seed) % 1454);
+		for (unsigned i = 0; i < held_n[slot]; i++) {
+			used[slot][i] = 60 + next_rand(&w->seed) % 1454;
+			hdp_pool_copy_in(w->frames, held[slot][i], packet, used[slot][i]);
+		}
 		meta = hdp_pool_alloc(w->meta);
 		if (meta)
 			hdp_pool_free(w->meta, meta);
@@ -78,16 +86,19 @@ static void *worker_main(void *arg)
 		atomic_fetch_add_explicit(&w->bursts, 1, memory_order_relaxed);
 	}
 	for (unsigned i = 0; i < IN_FLIGHT; i++)
-		hdp_pool_free_burst(w->frames, held[i], held_n[i]);
+		hdp_pool_free_burst_used(w->frames, held[i], used[i], held_n[i]);
 	return NULL;
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hdp-pool-demo [--threads N] [--seconds S] [--plain | --huge-dir DIR] [--json]\n"
+		"usage: hdp-pool-demo [--threads N] [--seconds S] [--harden SPEC]\n"
+		"                     [--plain | --huge-dir DIR] [--json]\n"
 		"  --threads N     worker threads (1..64, default 2)\n"
 		"  --seconds S     how long to run (1..3600, default 3)\n"
+		"  --harden SPEC   hardening profile overrides, e.g. \"tag=off\" or\n"
+		"                  \"pool.frames.init_on_free=used\" (default: every protection)\n"
 		"  --plain         plain pages instead of hugepages\n"
 		"  --huge-dir DIR  back the pools with files on this hugetlbfs mount\n"
 		"  --json          print the final counters as JSON\n");
@@ -115,6 +126,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, 't' },
 		{ "seconds", required_argument, NULL, 's' },
+		{ "harden", required_argument, NULL, 'H' },
 		{ "plain", no_argument, NULL, 'p' },
 		{ "huge-dir", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
@@ -136,6 +148,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'p':
 			o->mem = HDP_MEM_PLAIN;
+			break;
+		case 'H':
+			o->harden = optarg;
 			break;
 		case 'd':
 			o->mem = HDP_MEM_HUGE_FILE;
@@ -202,6 +217,33 @@ static void show_lookups(struct hdp_pool *frames)
 	}
 }
 
+/* The profile: built-in defaults, then --harden. Exits 2 on bad input. */
+static void configure(const struct options *o, struct hdp_pool *frames,
+		      struct hdp_pool *meta)
+{
+	static struct hdp_harden_config cfg;
+
+	hdp_harden_config_init(&cfg);
+	hdp_harden_config_declare(&cfg, "frames");
+	hdp_harden_config_declare(&cfg, "meta");
+	if ((o->harden && hdp_harden_config_parse_string(&cfg, o->harden, "--harden")) ||
+	    hdp_harden_config_validate(&cfg) || hdp_pool_configure(frames, &cfg) ||
+	    hdp_pool_configure(meta, &cfg)) {
+		hdp_pool_destroy(meta);
+		hdp_pool_destroy(frames);
+		exit(2);
+	}
+}
+
+static uint64_t violations_of(const struct hdp_pool_stats *st)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < HDP_V__COUNT; k++)
+		n += st->harden.violations[k];
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -235,8 +277,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	printf("hdp-pool-demo %s: %u threads for %u s\n", HDP_VERSION, o.threads,
-	       o.seconds);
+	configure(&o, frames, meta);
+	printf("hdp-pool-demo %s: %u threads for %u s, hardening: %s\n", HDP_VERSION,
+	       o.threads, o.seconds, o.harden ? o.harden : "the defaults");
 	w = calloc(o.threads, sizeof(*w));
 	if (!w) {
 		ret = 1;
@@ -278,8 +321,11 @@ int main(int argc, char **argv)
 	    ms.free_shared != ms.obj_count) {
 		fprintf(stderr, "hdp-pool-demo: objects missing after the run\n");
 		ret = 1;
+	} else if (violations_of(&fs) || violations_of(&ms)) {
+		fprintf(stderr, "hdp-pool-demo: violations were reported\n");
+		ret = 1;
 	} else {
-		printf("every object is back in its pool\n");
+		printf("every object is back in its pool, no violation seen\n");
 	}
 out:
 	hdp_pool_destroy(meta);
