@@ -32,22 +32,6 @@ void hdp_harden_config_init(struct hdp_harden_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-static bool pool_name_ok(const char *name)
-{
-	size_t len = name ? strlen(name) : 0;
-
-	if (len == 0 || len >= 32)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = name[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '-'))
-			return false;
-	}
-	return true;
-}
-
 static bool is_known(const struct hdp_harden_config *cfg, const char *pool)
 {
 	for (unsigned i = 0; i < cfg->nknown; i++)
@@ -58,7 +42,7 @@ static bool is_known(const struct hdp_harden_config *cfg, const char *pool)
 
 int hdp_harden_config_declare(struct hdp_harden_config *cfg, const char *pool)
 {
-	if (!pool_name_ok(pool))
+	if (!hdp_pool_name_valid(pool))
 		return -EINVAL;
 	if (is_known(cfg, pool))
 		return 0;

@@ -43,32 +43,13 @@ const char *hdp_mem_kind_name(enum hdp_mem_kind kind)
 	return "unknown";
 }
 
-static bool name_is_valid(const char *name)
-{
-	size_t len;
-
-	if (!name)
-		return false;
-	len = strnlen(name, HDP_POOL_NAME_MAX);
-	if (len == 0 || len >= HDP_POOL_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = name[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '-'))
-			return false;
-	}
-	return true;
-}
-
 /* Reject bad parameters with a message naming the one that is wrong. */
 static int check_params(const struct hdp_pool_params *p, size_t *stride)
 {
-	const char *who = p->name && name_is_valid(p->name) ? p->name : "?";
+	const char *who = p->name && hdp_pool_name_valid(p->name) ? p->name : "?";
 	size_t align = p->obj_align ? p->obj_align : HDP_POOL_ALIGN_DEFAULT;
 
-	if (!name_is_valid(p->name)) {
+	if (!hdp_pool_name_valid(p->name)) {
 		hdp_log(HDP_LOG_ERR, "pool name '%.*s' is invalid: use 1 to %d characters from [A-Za-z0-9_-]",
 			HDP_POOL_NAME_MAX, p->name ? p->name : "", HDP_POOL_NAME_MAX - 1);
 		return -EINVAL;
@@ -387,19 +368,6 @@ void pool_violation(struct hdp_pool *pool, enum hdp_violation_kind kind,
 }
 
 unsigned pool_stack_pop(struct hdp_pool *pool, void **dst, unsigned n)
-{
-	if (n > pool->free_len)
-		n = pool->free_len;
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t idx = pool->free_stack[--pool->free_len];
-
-		pool->free_bitmap[idx / 64] &= ~(UINT64_C(1) << (idx % 64));
-		dst[i] = (void *)(pool->base + (uintptr_t)idx * pool->stride);
-	}
-	return n;
-}
-
-unsigned pool_stack_refill(struct hdp_pool *pool, void **dst, unsigned n)
 {
 	if (n > pool->free_len)
 		n = pool->free_len;

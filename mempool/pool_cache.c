@@ -160,7 +160,7 @@ HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c,
 		/* Refill to size + n (at most cap), then serve from the cache. */
 		unsigned target = c->size + n < c->cap ? c->size + n : c->cap;
 
-		c->len += pool_stack_refill(pool, c->objs + c->len, target - c->len);
+		c->len += pool_stack_pop(pool, c->objs + c->len, target - c->len);
 		pthread_mutex_unlock(&pool->lock);
 		if (c->len >= n || !bulk) {
 			out = c->len < n ? c->len : n;

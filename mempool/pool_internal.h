@@ -88,9 +88,12 @@ static inline uint32_t pool_index_of(const struct hdp_pool *pool, uintptr_t off)
 	return (uint32_t)(off / pool->stride);
 }
 
-/* Shared stack, pool->lock held. push returns the double frees it refused. */
+/*
+ * Shared stack, pool->lock held. pop fills @dst backwards, so the stack's
+ * top (the most recently freed, hottest object) ends up last: on top of a
+ * cache it refills. push returns the double frees it refused.
+ */
 unsigned pool_stack_pop(struct hdp_pool *pool, void **dst, unsigned n);
-unsigned pool_stack_refill(struct hdp_pool *pool, void **dst, unsigned n);
 unsigned pool_stack_push(struct hdp_pool *pool, void *const *src, unsigned n);
 
 /* Count a violation and act on it under the pool's policy. */

@@ -5,6 +5,7 @@
 #include <hdp/pool.h>
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "support.h"
@@ -35,7 +36,8 @@ static size_t nonzero_bytes(const void *p, size_t n)
 /*
  * Garbage written, freed, allocated again: not one non-zero byte, for
  * every object size the pools use, cached or not, whichever of
- * init_on_alloc and init_on_free does the work.
+ * init_on_alloc and init_on_free does the work; and an excluded pool keeps
+ * every byte.
  */
 Test(harden_zero, garbage_never_survives_free_and_reallocation)
 {
@@ -45,22 +47,30 @@ Test(harden_zero, garbage_never_survives_free_and_reallocation)
 		"init_on_free=off,init_on_alloc=on,tag=off",
 		"init_on_free=on,init_on_alloc=on,tag=off",
 		"init_on_free=on,tag=soft",
+		"init_on_free=used,init_on_alloc=on,tag=soft",
 	};
+	static const char *const names[] = { "meminit", "excluded" };
 	static const unsigned flags[] = { 0, HDP_POOL_F_NO_CACHE };
+	char spec[160];
 	void *objs[8];
 
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 	for (size_t p = 0; p < sizeof(specs) / sizeof(specs[0]); p++)
+	for (size_t e = 0; e < 2; e++)
 	for (size_t f = 0; f < 2; f++) {
-		struct hdp_pool *pool = hardened_pool("meminit", sizes[s], 8, flags[f],
-						      specs[p]);
+		struct hdp_pool *pool;
+		size_t want;
 
+		snprintf(spec, sizeof(spec), "%s,init_exclude=excl*", specs[p]);
+		pool = hardened_pool(names[e], sizes[s], 8, flags[f], spec);
 		cr_assert_not_null(pool, "%s", captured_logs());
 		for (int round = 0; round < 3; round++) {
 			cr_assert_eq(hdp_pool_alloc_bulk(pool, objs, 8), 0);
+			/* Fresh memory is zero; after that, only wiping makes it so. */
+			want = e && round ? sizes[s] : 0;
 			for (int i = 0; i < 8; i++) {
-				cr_assert_eq(nonzero_bytes(hdp_untag(objs[i]), sizes[s]), 0,
-					     "size %zu, %s, round %d: dirty object",
+				cr_assert_eq(nonzero_bytes(hdp_untag(objs[i]), sizes[s]), want,
+					     "%s, size %zu, %s, round %d", names[e],
 					     sizes[s], specs[p], round);
 				memset(hdp_untag(objs[i]), 0xa5, sizes[s]);
 			}

@@ -172,6 +172,13 @@ int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len);
 const char *hdp_init_free_name(enum hdp_init_free v);
 const char *hdp_tag_mode_name(enum hdp_tag_mode v);
 
+/*
+ * Is @name a valid pool name: 1 to 31 characters from [A-Za-z0-9_-]? (No
+ * dots, commas, '=' or glob characters, so that "pool.NAME.KEY" and
+ * exclusion lists parse.)
+ */
+bool hdp_pool_name_valid(const char *name);
+
 /* Glob match with * and ?, as init_exclude uses. */
 bool hdp_glob_match(const char *pattern, const char *name);
 
