@@ -229,3 +229,19 @@ Test(harden_bounds, fast_and_tree_lookups_agree)
 	}
 	munmap(arena, len);
 }
+
+/* An object ends at its size, not at its stride: padding is not its. */
+Test(harden_bounds, copy_into_the_padding_after_an_object)
+{
+	struct hdp_pool *small = hardened_pool("padded", 100, 8, 0, CHECKED);
+	struct hdp_pool_layout lay;
+	char *obj;
+
+	cr_assert_not_null(small, "%s", captured_logs());
+	hdp_pool_layout(small, &lay);
+	cr_assert_eq(lay.obj_stride, 112);
+	obj = hdp_pool_alloc(small);
+	cr_assert_eq(hdp_pool_copy_in(small, obj, src, 100), 0);
+	cr_assert_eq(hdp_pool_copy_in(small, obj, src, 101), -EFAULT);
+	cr_assert_eq(violations(small, HDP_V_BOUNDS_OBJECT_END), 1);
+}

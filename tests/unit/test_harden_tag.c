@@ -319,3 +319,18 @@ Test(harden_tag, runtime_switches_under_concurrent_allocation)
 	cr_assert(log_contains("pool 'switched': key 'tag_sample', value '0'"), "%s",
 		  captured_logs());
 }
+
+/* Tracking alone (here: init_on_free) makes double frees precise too. */
+Test(harden_tag, a_double_free_is_caught_at_once_without_tags)
+{
+	struct hdp_pool *pool = hardened_pool("untagged", 64, 64, 0,
+					      "tag=off,on_violation=report");
+	void *obj;
+
+	cr_assert_not_null(pool);
+	obj = hdp_pool_alloc(pool);
+	cr_assert_eq(hdp_tag_of(obj), 0);
+	cr_assert_eq(hdp_pool_free_burst(pool, &obj, 1), 1);
+	cr_assert_eq(hdp_pool_free_burst(pool, &obj, 1), 0);
+	cr_assert_eq(violations(pool, HDP_V_DOUBLE_FREE), 1);
+}
