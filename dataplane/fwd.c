@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Setting up and tearing down the forwarder: the UMEM pool, one XDP
+ * program per interface, one AF_XDP socket per port sharing one UMEM, the
+ * workers; and at the end every frame back in the pool.
+ */
+#include "fwd_internal.h"
+
+#include <hdp/log.h>
+
+#include <errno.h>
+#include <linux/if_xdp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SO_PREFER_BUSY_POLL
+#define SO_PREFER_BUSY_POLL 69
+#endif
+#ifndef SO_BUSY_POLL_BUDGET
+#define SO_BUSY_POLL_BUDGET 70
+#endif
+
+static struct hdp_xdp_prog *prog_for(struct hdp_fwd *f, const char *ifname)
+{
+	struct hdp_xdp_prog *p;
+
+	for (unsigned i = 0; i < f->nprogs; i++)
+		if (strcmp(f->progs[i].ifname, ifname) == 0)
+			return f->progs[i].prog;
+	p = hdp_xdp_prog_load(hdp_bpf_xsk_redirect, hdp_bpf_xsk_redirect_len,
+			      "hdp_xsk_redirect");
+	if (!p)
+		return NULL;
+	if (hdp_xdp_prog_attach(p, ifname)) {
+		hdp_xdp_prog_close(p);
+		return NULL;
+	}
+	snprintf(f->progs[f->nprogs].ifname, IF_NAMESIZE, "%s", ifname);
+	f->progs[f->nprogs++].prog = p;
+	return p;
+}
+
+static void set_busy_poll(struct hdp_fwd *f, struct fwd_port *p)
+{
+	int one = 1, usecs = 20, budget = (int)f->cfg->busy_budget;
+
+	if (setsockopt(p->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)) ||
+	    setsockopt(p->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, sizeof(usecs)) ||
+	    setsockopt(p->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof(budget)))
+		hdp_log(HDP_LOG_WARN, "port %s: busy polling unavailable (%s); polling as usual",
+			p->cfg.ifname, strerror(errno));
+}
+
+static int open_port(struct hdp_fwd *f, struct fwd_port *p)
+{
+	struct xsk_socket_config scfg = {
+		.rx_size = f->cfg->ring_size,
+		.tx_size = f->cfg->ring_size,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = XDP_USE_NEED_WAKEUP,
+	};
+	struct hdp_xdp_prog *prog = prog_for(f, p->cfg.ifname);
+	int ret, map;
+
+	if (!prog)
+		return -errno ? -errno : -EINVAL;
+	ret = xsk_socket__create_shared(&p->xsk, p->cfg.ifname, p->cfg.queue, f->umem,
+					&p->rx, &p->tx, &p->fill, &p->comp, &scfg);
+	if (ret) {
+		hdp_log(HDP_LOG_ERR, "port %s:%u: cannot open an AF_XDP socket: %s",
+			p->cfg.ifname, p->cfg.queue, strerror(-ret));
+		return ret;
+	}
+	p->fd = xsk_socket__fd(p->xsk);
+	map = hdp_xdp_prog_map_fd(prog, "xsks_map");
+	ret = map < 0 ? map : xsk_socket__update_xskmap(p->xsk, map);
+	if (ret) {
+		hdp_log(HDP_LOG_ERR, "port %s:%u: cannot register the socket with the XDP program: %s",
+			p->cfg.ifname, p->cfg.queue, strerror(-ret));
+		return ret;
+	}
+	if (f->cfg->busy_poll)
+		set_busy_poll(f, p);
+	return 0;
+}
+
+/* l2 with no src_mac: the output interface's own address. */
+static void default_src_mac(struct fwd_port *p)
+{
+	char path[128];
+	unsigned v[6];
+	FILE *fp;
+
+	if (p->cfg.has_src_mac)
+		return;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", p->cfg.ifname);
+	fp = fopen(path, "re");
+	if (fp && fscanf(fp, "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4],
+			 &v[5]) == 6)
+		for (int i = 0; i < 6; i++)
+			p->cfg.src_mac[i] = (uint8_t)v[i];
+	if (fp)
+		fclose(fp);
+}
+
+static int create_pool(struct hdp_fwd *f)
+{
+	struct hdp_fwd_cfg *c = f->cfg;
+
+	f->pool = hdp_pool_create(&(struct hdp_pool_params){
+		.name = HDP_FWD_UMEM_POOL,
+		.obj_size = c->frame_size,
+		.obj_align = c->frame_size,
+		.obj_count = c->frames,
+		.mem = c->huge_dir[0] ? HDP_MEM_HUGE_FILE : HDP_MEM_AUTO,
+		.huge_dir = c->huge_dir[0] ? c->huge_dir : NULL,
+	});
+	if (!f->pool)
+		return -errno;
+	if (hdp_pool_configure(f->pool, &c->harden))
+		return -EINVAL;
+	hdp_pool_layout(f->pool, &f->lay);
+	f->held = calloc(c->frames, sizeof(*f->held));
+	f->used = calloc(c->frames, sizeof(*f->used));
+	return f->held && f->used ? 0 : -ENOMEM;
+}
+
+struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg)
+{
+	struct xsk_umem_config ucfg = {
+		.fill_size = cfg->fill_size,
+		.comp_size = cfg->fill_size,
+		.frame_size = cfg->frame_size,
+		.frame_headroom = 0,
+	};
+	struct hdp_fwd *f = calloc(1, sizeof(*f));
+	int ret;
+
+	if (!f)
+		return NULL;
+	f->cfg = cfg;
+	f->nports = cfg->nports;
+	ret = create_pool(f);
+	if (ret)
+		goto err;
+	ret = xsk_umem__create(&f->umem, f->lay.base,
+			       (uint64_t)f->lay.obj_stride * f->lay.obj_count,
+			       &f->ports[0].fill, &f->ports[0].comp, &ucfg);
+	if (ret) {
+		hdp_log(HDP_LOG_ERR, "cannot register the UMEM (%u frames of %u bytes): %s",
+			cfg->frames, cfg->frame_size, strerror(-ret));
+		f->umem = NULL;
+		goto err;
+	}
+	for (unsigned i = 0; i < f->nports; i++) {
+		struct fwd_port *p = &f->ports[i];
+
+		p->cfg = cfg->ports[i];
+		ret = open_port(f, p);
+		if (ret)
+			goto err;
+	}
+	for (unsigned i = 0; i < f->nports; i++) {
+		default_src_mac(&f->ports[i]);
+		/* Fill until the ring is full: the kernel needs frames to receive into. */
+		while (fwd_fill(f, &f->ports[i], cfg->fill_size))
+			;
+	}
+	return f;
+
+err:
+	hdp_fwd_destroy(f);
+	errno = ret < 0 ? -ret : EINVAL;
+	return NULL;
+}
+
+int hdp_fwd_start(struct hdp_fwd *f)
+{
+	f->nworkers = f->cfg->ncores;
+	for (unsigned i = 0; i < f->nports; i++) {
+		struct fwd_worker *w = &f->workers[i % f->nworkers];
+
+		w->dirs[w->ndirs++] = (struct fwd_dir){
+			.in = &f->ports[i],
+			.out = &f->ports[f->ports[i].cfg.peer],
+		};
+	}
+	for (unsigned i = 0; i < f->nworkers; i++) {
+		struct fwd_worker *w = &f->workers[i];
+		int ret;
+
+		w->f = f;
+		w->cpu = f->cfg->cores[i];
+		if (!w->ndirs)
+			continue;
+		ret = pthread_create(&w->tid, NULL, fwd_worker_main, w);
+		if (ret) {
+			hdp_log(HDP_LOG_ERR, "cannot start worker %u: %s", i, strerror(ret));
+			hdp_fwd_stop(f);
+			return -ret;
+		}
+		w->started = true;
+	}
+	return 0;
+}
+
+void hdp_fwd_stop(struct hdp_fwd *f)
+{
+	atomic_store(&f->stop, true);
+}
+
+bool hdp_fwd_stopping(const struct hdp_fwd *f)
+{
+	return atomic_load(&f->stop);
+}
+
+void hdp_fwd_join(struct hdp_fwd *f)
+{
+	for (unsigned i = 0; i < f->nworkers; i++) {
+		if (f->workers[i].started)
+			pthread_join(f->workers[i].tid, NULL);
+		f->workers[i].started = false;
+	}
+}
+
+/* Let queued TX finish (at most half a second) so those frames come home. */
+static void drain_tx(struct hdp_fwd *f)
+{
+	struct timespec nap = { .tv_nsec = 1000000 };
+
+	for (int tries = 0; tries < 500; tries++) {
+		bool pending = false;
+
+		for (unsigned i = 0; i < f->nports; i++) {
+			struct fwd_port *p = &f->ports[i];
+
+			if (!p->xsk || !p->tx_outstanding)
+				continue;
+			sendto(p->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+			fwd_complete(f, p);
+			pending |= p->tx_outstanding != 0;
+		}
+		if (!pending)
+			return;
+		nanosleep(&nap, NULL);
+	}
+}
+
+unsigned hdp_fwd_destroy(struct hdp_fwd *f)
+{
+	struct hdp_pool_stats st;
+	unsigned lost = 0;
+
+	if (!f)
+		return 0;
+	hdp_fwd_stop(f);
+	hdp_fwd_join(f);
+	if (f->pool && f->umem)
+		drain_tx(f);
+	for (unsigned i = 0; i < f->nports; i++)
+		if (f->ports[i].xsk)
+			xsk_socket__delete(f->ports[i].xsk);
+	if (f->umem)
+		xsk_umem__delete(f->umem);
+	for (unsigned i = 0; i < f->nprogs; i++)
+		hdp_xdp_prog_close(f->progs[i].prog);
+	if (f->pool) {
+		/* The sockets are gone: frames left in their rings are ours again. */
+		for (uint32_t idx = 0; f->held && idx < f->lay.obj_count; idx++) {
+			if (f->held[idx]) {
+				uint64_t addr = (uint64_t)idx * f->lay.obj_stride;
+
+				fwd_frames_free(f, &addr, 1);
+			}
+		}
+		hdp_pool_cache_flush(f->pool);
+		hdp_pool_stats_get(f->pool, &st);
+		lost = (unsigned)st.in_use;
+		hdp_pool_destroy(f->pool);
+	}
+	free((void *)f->held);
+	free(f->used);
+	free(f);
+	return lost;
+}
+
+struct hdp_pool *hdp_fwd_pool(struct hdp_fwd *f)
+{
+	return f->pool;
+}
+
+unsigned hdp_fwd_nports(const struct hdp_fwd *f)
+{
+	return f->nports;
+}
+
+const struct hdp_port_cfg *hdp_fwd_port_cfg(const struct hdp_fwd *f, unsigned i)
+{
+	return &f->ports[i].cfg;
+}

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* hdp-fwd's configuration: [global], [port:IF], and the pools' profiles. */
+#include <hdp/fwd.h>
+#include <hdp/log.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mode = HDP_FWD_IO;
+	cfg->ncores = 1;
+	cfg->cores[0] = -1;
+	cfg->frames = 8192;
+	cfg->frame_size = 2048;
+	cfg->batch = 64;
+	cfg->ring_size = 2048;
+	cfg->fill_size = 2048;
+	cfg->stats_interval = 1;
+	cfg->busy_budget = 64;
+	hdp_harden_config_init(&cfg->harden);
+	hdp_harden_config_declare(&cfg->harden, HDP_FWD_UMEM_POOL);
+}
+
+static const char *const mode_names[] = { "io", "macswap", "l2" };
+
+const char *hdp_fwd_mode_name(enum hdp_fwd_mode mode)
+{
+	return (unsigned)mode < 3 ? mode_names[mode] : "?";
+}
+
+int hdp_fwd_mode_parse(const char *name, enum hdp_fwd_mode *out)
+{
+	for (int i = 0; i < 3; i++) {
+		if (strcmp(name, mode_names[i]) == 0) {
+			*out = (enum hdp_fwd_mode)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int bad(const char *source, int line, const char *section,
+	       const char *key, const char *value, const char *why)
+{
+	if (line > 0)
+		hdp_log(HDP_LOG_ERR, "%s:%d: [%s] key '%s', value '%s': %s", source,
+			line, section, key, value, why);
+	else
+		hdp_log(HDP_LOG_ERR, "%s: %s '%s': %s", source, key, value, why);
+	return -EINVAL;
+}
+
+static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	char *end;
+	unsigned long n;
+
+	if (!*v || *v == '-' || *v == '+')
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || n < lo || n > hi)
+		return -EINVAL;
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static bool pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
+			   const char *value, const char *source, int line)
+{
+	char why[128];
+	uint32_t n;
+
+	if (strcmp(key, "mode") == 0) {
+		if (hdp_fwd_mode_parse(value, &cfg->mode))
+			return bad(source, line, "global", key, value,
+				   "expected io, macswap or l2");
+	} else if (strcmp(key, "cores") == 0) {
+		return hdp_fwd_cfg_set_cores(cfg, value, source);
+	} else if (strcmp(key, "ports") == 0) {
+		return hdp_fwd_cfg_set_ports(cfg, value, source);
+	} else if (strcmp(key, "frames") == 0) {
+		if (parse_u32(value, 256, 1u << 20, &cfg->frames))
+			return bad(source, line, "global", key, value,
+				   "expected 256 to 1048576 frames");
+	} else if (strcmp(key, "frame_size") == 0) {
+		if (parse_u32(value, 2048, 4096, &n) || (n != 2048 && n != 4096))
+			return bad(source, line, "global", key, value,
+				   "AF_XDP chunks are 2048 or 4096 bytes");
+		cfg->frame_size = n;
+	} else if (strcmp(key, "batch") == 0) {
+		if (parse_u32(value, 1, HDP_FWD_BATCH_MAX, &cfg->batch))
+			return bad(source, line, "global", key, value,
+				   "expected 1 to 256");
+	} else if (strcmp(key, "ring_size") == 0 || strcmp(key, "fill_size") == 0) {
+		if (parse_u32(value, 64, 65536, &n) || !pow2(n))
+			return bad(source, line, "global", key, value,
+				   "expected a power of two from 64 to 65536");
+		*(key[0] == 'r' ? &cfg->ring_size : &cfg->fill_size) = n;
+	} else if (strcmp(key, "stats_interval") == 0) {
+		if (parse_u32(value, 0, 3600, &n))
+			return bad(source, line, "global", key, value,
+				   "expected seconds from 0 (off) to 3600");
+		cfg->stats_interval = n;
+	} else if (strcmp(key, "duration") == 0) {
+		if (parse_u32(value, 0, 86400 * 365, &n))
+			return bad(source, line, "global", key, value,
+				   "expected seconds (0: until a signal)");
+		cfg->duration = n;
+	} else if (strcmp(key, "busy_poll") == 0) {
+		if (strcmp(value, "on") && strcmp(value, "off"))
+			return bad(source, line, "global", key, value, "expected on or off");
+		cfg->busy_poll = value[1] == 'n';
+	} else if (strcmp(key, "busy_budget") == 0) {
+		if (parse_u32(value, 1, 1024, &cfg->busy_budget))
+			return bad(source, line, "global", key, value, "expected 1 to 1024");
+	} else if (strcmp(key, "ctl_socket") == 0) {
+		if (strlen(value) >= sizeof(cfg->ctl_path))
+			return bad(source, line, "global", key, value, "path too long");
+		strcpy(cfg->ctl_path, value);
+	} else if (strcmp(key, "huge_dir") == 0) {
+		if (strlen(value) >= sizeof(cfg->huge_dir))
+			return bad(source, line, "global", key, value, "path too long");
+		strcpy(cfg->huge_dir, value);
+	} else {
+		snprintf(why, sizeof(why), "unknown key (see hdp-fwd --help)");
+		return bad(source, line, "global", key, value, why);
+	}
+	return 0;
+}
+
+static struct hdp_port_cfg *add_port(struct hdp_fwd_cfg *cfg, const char *ifname,
+				     uint32_t queue)
+{
+	struct hdp_port_cfg *p;
+
+	for (unsigned i = 0; i < cfg->nports; i++)
+		if (strcmp(cfg->ports[i].ifname, ifname) == 0 &&
+		    cfg->ports[i].queue == queue)
+			return &cfg->ports[i];
+	if (cfg->nports == HDP_FWD_PORTS_MAX)
+		return NULL;
+	p = &cfg->ports[cfg->nports++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->ifname, sizeof(p->ifname), "%s", ifname);
+	p->queue = queue;
+	return p;
+}
+
+static int parse_port(const char *spec, char *ifname, uint32_t *queue)
+{
+	const char *colon = strchr(spec, ':');
+	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+
+	if (len == 0 || len >= IF_NAMESIZE)
+		return -EINVAL;
+	memcpy(ifname, spec, len);
+	ifname[len] = '\0';
+	*queue = 0;
+	if (colon && parse_u32(colon + 1, 0, 63, queue))
+		return -EINVAL;
+	return 0;
+}
+
+int hdp_fwd_cfg_set_ports(struct hdp_fwd_cfg *cfg, const char *list,
+			  const char *source)
+{
+	char buf[512], *save = NULL, *tok, ifname[IF_NAMESIZE];
+	struct hdp_fwd_cfg next = *cfg;
+	uint32_t queue;
+
+	if (strlen(list) >= sizeof(buf))
+		return bad(source, 0, "global", "ports", list, "list too long");
+	strcpy(buf, list);
+	next.nports = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned before = next.nports;
+
+		if (parse_port(tok, ifname, &queue))
+			return bad(source, 0, "global", "ports", list,
+				   "expected IF[:QUEUE],IF[:QUEUE]... (queues 0-63)");
+		if (!add_port(&next, ifname, queue))
+			return bad(source, 0, "global", "ports", list, "too many ports");
+		if (next.nports == before)
+			return bad(source, 0, "global", "ports", list, "a port is listed twice");
+	}
+	/* Keep what [port:IF] sections said about ports still listed. */
+	for (unsigned i = 0; i < next.nports; i++)
+		for (unsigned j = 0; j < cfg->nports; j++)
+			if (strcmp(cfg->ports[j].ifname, next.ports[i].ifname) == 0 &&
+			    cfg->ports[j].queue == next.ports[i].queue)
+				next.ports[i] = cfg->ports[j];
+	memcpy(cfg->ports, next.ports, sizeof(cfg->ports));
+	cfg->nports = next.nports;
+	return 0;
+}
+
+int hdp_fwd_cfg_set_cores(struct hdp_fwd_cfg *cfg, const char *list,
+			  const char *source)
+{
+	char buf[256], *save = NULL, *tok;
+	unsigned n = 0;
+	uint32_t lo, hi;
+
+	if (strlen(list) >= sizeof(buf))
+		return bad(source, 0, "global", "cores", list, "list too long");
+	strcpy(buf, list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok, '-');
+
+		if (dash)
+			*dash = '\0';
+		if (parse_u32(tok, 0, 1023, &lo) ||
+		    (dash ? parse_u32(dash + 1, lo, 1023, &hi) : ((hi = lo), 0)))
+			return bad(source, 0, "global", "cores", list,
+				   "expected CPU numbers and ranges, e.g. 1 or 0,2 or 0-1");
+		for (uint32_t c = lo; c <= hi; c++) {
+			if (n == HDP_FWD_CORES_MAX)
+				return bad(source, 0, "global", "cores", list,
+					   "more than 16 workers");
+			cfg->cores[n++] = (int)c;
+		}
+	}
+	if (!n)
+		return bad(source, 0, "global", "cores", list, "no CPU given");
+	cfg->ncores = n;
+	return 0;
+}
+
+static int parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned v[6];
+	char tail;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4],
+		   &v[5], &tail) != 6)
+		return -EINVAL;
+	for (int i = 0; i < 6; i++) {
+		if (v[i] > 0xff)
+			return -EINVAL;
+		mac[i] = (uint8_t)v[i];
+	}
+	return 0;
+}
+
+static int set_port_key(struct hdp_fwd_cfg *cfg, const char *section,
+			const char *key, const char *value, const char *source,
+			int line)
+{
+	char ifname[IF_NAMESIZE], peer[IF_NAMESIZE];
+	struct hdp_port_cfg *p;
+	uint32_t queue, pq;
+
+	if (parse_port(section + 5, ifname, &queue))
+		return bad(source, line, section, key, value,
+			   "the section should read [port:IF] or [port:IF:QUEUE]");
+	p = add_port(cfg, ifname, queue);
+	if (!p)
+		return bad(source, line, section, key, value, "too many ports");
+	if (strcmp(key, "peer") == 0) {
+		if (parse_port(value, peer, &pq))
+			return bad(source, line, section, key, value, "expected IF[:QUEUE]");
+		/* Resolved in hdp_fwd_cfg_check(), when every port is known. */
+		snprintf(p->peer_name, sizeof(p->peer_name), "%s:%u", peer, pq);
+	} else if (strcmp(key, "src_mac") == 0) {
+		if (parse_mac(value, p->src_mac))
+			return bad(source, line, section, key, value, "expected aa:bb:cc:dd:ee:ff");
+		p->has_src_mac = true;
+	} else if (strcmp(key, "dst_mac") == 0) {
+		if (parse_mac(value, p->dst_mac))
+			return bad(source, line, section, key, value, "expected aa:bb:cc:dd:ee:ff");
+		p->has_dst_mac = true;
+	} else {
+		return bad(source, line, section, key, value,
+			   "unknown key (peer, src_mac, dst_mac)");
+	}
+	return 0;
+}
+
+static int other_section(void *ctx, const char *section, const char *key,
+			 const char *value, const char *file, int line)
+{
+	struct hdp_fwd_cfg *cfg = ctx;
+
+	if (strcmp(section, "global") == 0)
+		return hdp_fwd_cfg_set_global(cfg, key, value, file, line);
+	if (strncmp(section, "port:", 5) == 0)
+		return set_port_key(cfg, section, key, value, file, line);
+	hdp_log(HDP_LOG_ERR, "%s:%d: section [%s] is unknown: use [global], [port:IF] or [pool:NAME]",
+		file, line, section);
+	return -EINVAL;
+}
+
+int hdp_fwd_cfg_load(struct hdp_fwd_cfg *cfg, const char *path)
+{
+	struct hdp_fwd_cfg *next = malloc(sizeof(*next));
+	int ret;
+
+	if (!next)
+		return -ENOMEM;
+	*next = *cfg;
+	ret = hdp_harden_config_load_file(&next->harden, path, other_section, next);
+	if (!ret)
+		*cfg = *next;
+	free(next);
+	return ret;
+}
+
+int hdp_fwd_cfg_check(struct hdp_fwd_cfg *cfg)
+{
+	if (cfg->nports < 2) {
+		hdp_log(HDP_LOG_ERR, "hdp-fwd needs at least two ports (--ports IF,IF or [port:IF] sections)");
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < cfg->nports; i++) {
+		struct hdp_port_cfg *p = &cfg->ports[i];
+		char name[40];
+
+		p->peer = p->peer_name[0] ? -1 : (int)(i ^ 1);	/* pairs in listed order */
+		for (unsigned j = 0; p->peer_name[0] && j < cfg->nports; j++) {
+			snprintf(name, sizeof(name), "%s:%u", cfg->ports[j].ifname,
+				 cfg->ports[j].queue);
+			if (strcmp(name, p->peer_name) == 0)
+				p->peer = (int)j;
+		}
+		if (p->peer < 0 || p->peer >= (int)cfg->nports || p->peer == (int)i) {
+			hdp_log(HDP_LOG_ERR, "port %s:%u has no peer: list ports in pairs or set peer in [port:%s]",
+				p->ifname, p->queue, p->ifname);
+			return -EINVAL;
+		}
+	}
+	/* Each port is some port's output exactly once: TX rings have one producer. */
+	for (unsigned i = 0; i < cfg->nports; i++) {
+		unsigned users = 0;
+
+		for (unsigned j = 0; j < cfg->nports; j++)
+			users += cfg->ports[j].peer == (int)i;
+		if (users != 1) {
+			hdp_log(HDP_LOG_ERR, "port %s:%u is the output of %u ports; each port must be the output of exactly one",
+				cfg->ports[i].ifname, cfg->ports[i].queue, users);
+			return -EINVAL;
+		}
+	}
+	if (cfg->mode == HDP_FWD_L2) {
+		for (unsigned i = 0; i < cfg->nports; i++) {
+			if (!cfg->ports[i].has_dst_mac) {
+				hdp_log(HDP_LOG_ERR, "mode l2: [port:%s] needs dst_mac (the next hop of frames leaving it)",
+					cfg->ports[i].ifname);
+				return -EINVAL;
+			}
+		}
+	}
+	if (cfg->frames < cfg->nports * (cfg->fill_size + cfg->ring_size)) {
+		hdp_log(HDP_LOG_ERR, "%u frames cannot keep %u ports' fill and TX rings full: use frames >= %u",
+			cfg->frames, cfg->nports,
+			cfg->nports * (cfg->fill_size + cfg->ring_size));
+		return -EINVAL;
+	}
+	return hdp_harden_config_validate(&cfg->harden);
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Frames travel between the UMEM pool and the rings as UMEM addresses.
+ * Every allocation and every free goes through the pool, so the pool's
+ * hardening profile applies to every frame; hdp-fwd also remembers which
+ * frames it holds, so that none is lost when it stops.
+ */
+#include "fwd_internal.h"
+
+unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n)
+{
+	void *objs[HDP_FWD_BATCH_MAX * 2];
+	unsigned got;
+
+	if (n > HDP_ARRAY_SIZE(objs))
+		n = HDP_ARRAY_SIZE(objs);
+	got = hdp_pool_alloc_burst(f->pool, objs, n);
+	for (unsigned i = 0; i < got; i++) {
+		uint64_t addr = (uintptr_t)hdp_untag(objs[i]) - (uintptr_t)f->lay.base;
+
+		addrs[i] = addr;
+		atomic_store_explicit(&f->held[addr / f->lay.obj_stride], 1,
+				      memory_order_relaxed);
+	}
+	return got;
+}
+
+void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n)
+{
+	void *objs[HDP_FWD_BATCH_MAX * 2];
+	uint32_t used[HDP_FWD_BATCH_MAX * 2];
+
+	while (n) {
+		unsigned k = n < HDP_ARRAY_SIZE(objs) ? n : HDP_ARRAY_SIZE(objs);
+
+		for (unsigned i = 0; i < k; i++) {
+			/* Completion addresses may carry an offset: free the chunk. */
+			uint64_t idx = addrs[i] / f->lay.obj_stride;
+
+			objs[i] = (char *)f->lay.base + idx * f->lay.obj_stride;
+			used[i] = f->used[idx];
+			atomic_store_explicit(&f->held[idx], 0, memory_order_relaxed);
+		}
+		hdp_pool_free_burst_used(f->pool, objs, used, k);
+		addrs += k;
+		n -= k;
+	}
+}
+
+/* Top up a port's fill ring with up to @n frames from the pool. */
+unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
+{
+	uint64_t addrs[HDP_FWD_BATCH_MAX * 2];
+	uint32_t idx = 0;
+	unsigned got;
+
+	if (n > HDP_ARRAY_SIZE(addrs))
+		n = HDP_ARRAY_SIZE(addrs);
+	n = xsk_prod_nb_free(&p->fill, n) < n ? xsk_prod_nb_free(&p->fill, n) : n;
+	if (!n)
+		return 0;
+	got = fwd_frames_alloc(f, addrs, n);
+	if (got < n)
+		stat_add(&p->stats.fill_empty, n - got);
+	if (!got)
+		return 0;
+	xsk_ring_prod__reserve(&p->fill, got, &idx);
+	for (unsigned i = 0; i < got; i++)
+		*xsk_ring_prod__fill_addr(&p->fill, idx + i) = addrs[i];
+	xsk_ring_prod__submit(&p->fill, got);
+	return got;
+}
+
+/* Give completed TX frames of @p back to the pool. */
+unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p)
+{
+	uint64_t addrs[HDP_FWD_BATCH_MAX * 2];
+	uint32_t idx;
+	unsigned n = xsk_ring_cons__peek(&p->comp, HDP_ARRAY_SIZE(addrs), &idx);
+
+	if (!n)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		addrs[i] = *xsk_ring_cons__comp_addr(&p->comp, idx + i);
+	xsk_ring_cons__release(&p->comp, n);
+	fwd_frames_free(f, addrs, n);
+	p->tx_outstanding -= n < p->tx_outstanding ? n : p->tx_outstanding;
+	return n;
+}

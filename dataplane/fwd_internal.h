@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The forwarder's state, shared by its setup, its loop and its stats. */
+#ifndef HDP_DATAPLANE_FWD_INTERNAL_H
+#define HDP_DATAPLANE_FWD_INTERNAL_H
+
+#include <hdp/fwd.h>
+#include <hdp/xdp_prog.h>
+
+#include <pthread.h>
+#include <xdp/xsk.h>
+
+struct fwd_port {
+	struct hdp_port_cfg cfg;
+	int ifindex;
+	struct xsk_socket *xsk;
+	int fd;
+	/* Each ring has one user: rx and fill the worker reading this port,
+	 * tx and comp the worker writing to it. */
+	struct xsk_ring_cons rx HDP_CACHE_ALIGNED;
+	struct xsk_ring_prod fill;
+	struct xsk_ring_prod tx HDP_CACHE_ALIGNED;
+	struct xsk_ring_cons comp;
+	uint32_t tx_outstanding;	/* sent, not yet completed */
+	struct hdp_port_stats stats HDP_CACHE_ALIGNED;
+};
+
+/* One direction: frames in on @in, out on @out. */
+struct fwd_dir {
+	struct fwd_port *in;
+	struct fwd_port *out;
+};
+
+struct fwd_worker {
+	struct hdp_fwd *f;
+	pthread_t tid;
+	int cpu;
+	unsigned ndirs;
+	struct fwd_dir dirs[HDP_FWD_PORTS_MAX];
+	bool started;
+};
+
+struct hdp_fwd {
+	struct hdp_fwd_cfg *cfg;
+	struct hdp_pool *pool;
+	struct hdp_pool_layout lay;
+	struct xsk_umem *umem;
+	unsigned nports;
+	struct fwd_port ports[HDP_FWD_PORTS_MAX];
+	/* One program per interface: its xsks_map is keyed by queue. */
+	unsigned nprogs;
+	struct {
+		char ifname[IF_NAMESIZE];
+		struct hdp_xdp_prog *prog;
+	} progs[HDP_FWD_PORTS_MAX];
+	unsigned nworkers;
+	struct fwd_worker workers[HDP_FWD_CORES_MAX];
+	/* Frames hdp-fwd holds (in a ring or in flight), by frame index. */
+	_Atomic uint8_t *held;
+	uint32_t *used;			/* bytes of each frame the last RX wrote */
+	atomic_bool stop;
+};
+
+/* The worker's loop (fwd_loop.c). */
+void *fwd_worker_main(void *arg);
+
+/* Frames between the pool and the rings (fwd_frames.c). */
+unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n);
+void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n);
+unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n);
+unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p);
+
+static inline void stat_add(_Atomic uint64_t *c, uint64_t n)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+#endif /* HDP_DATAPLANE_FWD_INTERNAL_H */

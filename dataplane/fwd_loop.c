@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The burst loop. A worker owns a set of directions; for each it gives
+ * completed TX frames back to the pool, takes a burst from the input's RX
+ * ring, checks every descriptor before touching its bytes, rewrites
+ * headers for the mode, moves the descriptors to the output's TX ring
+ * (one UMEM: descriptors move, bytes do not), kicks the kernel and refills
+ * the input's fill ring. A pass that finds nothing sleeps in poll(), so
+ * the kernel's receive work can run on the same core.
+ */
+#include "fwd_internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/socket.h>
+
+static void kick_tx(struct fwd_port *out)
+{
+	/*
+	 * Copy mode sends at most 32 descriptors a call and says EAGAIN while
+	 * more wait: keep going for this burst's worth, or the TX ring fills.
+	 */
+	for (uint32_t left = out->tx_outstanding + 32; left >= 32; left -= 32) {
+		if (!xsk_ring_prod__needs_wakeup(&out->tx))
+			return;
+		stat_add(&out->stats.wakeups, 1);
+		if (sendto(out->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0 || errno != EAGAIN)
+			return;
+	}
+}
+
+static void kick_fill(struct fwd_port *in)
+{
+	if (!xsk_ring_prod__needs_wakeup(&in->fill))
+		return;
+	stat_add(&in->stats.wakeups, 1);
+	recvfrom(in->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+}
+
+static unsigned forward(struct hdp_fwd *f, struct fwd_dir *d)
+{
+	struct fwd_port *in = d->in, *out = d->out;
+	struct xdp_desc good[HDP_FWD_BATCH_MAX];
+	uint64_t drops[HDP_FWD_BATCH_MAX];
+	unsigned n, ngood = 0, ndrops = 0, room, invalid = 0, runts = 0;
+	uint32_t rx_idx, tx_idx, stride = (uint32_t)f->lay.obj_stride;
+	uint64_t bytes = 0;
+
+	fwd_complete(f, out);
+	n = xsk_ring_cons__peek(&in->rx, f->cfg->batch, &rx_idx);
+	if (!n)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct xdp_desc desc = *xsk_ring_cons__rx_desc(&in->rx, rx_idx + i);
+		void *data;
+
+		if (hdp_unlikely(hdp_fwd_rx_desc(f->pool, desc.addr, desc.len, &data))) {
+			/* Only a chunk inside the UMEM can go back to the pool. */
+			if (desc.addr < f->lay.obj_stride * f->lay.obj_count)
+				drops[ndrops++] = desc.addr;
+			invalid++;
+			continue;
+		}
+		f->used[desc.addr / stride] = (uint32_t)(desc.addr % stride) + desc.len;
+		if (hdp_unlikely(hdp_fwd_rewrite(f->cfg->mode, data, desc.len, &out->cfg))) {
+			drops[ndrops++] = desc.addr;
+			runts++;
+			continue;
+		}
+		bytes += desc.len;
+		good[ngood++] = desc;
+	}
+	xsk_ring_cons__release(&in->rx, n);
+	stat_add(&in->stats.rx_packets, n);
+	stat_add(&in->stats.rx_bytes, bytes);
+	if (invalid)
+		stat_add(&in->stats.drop_invalid_desc, invalid);
+	if (runts)
+		stat_add(&in->stats.drop_runt, runts);
+
+	room = xsk_prod_nb_free(&out->tx, ngood);
+	room = room < ngood ? room : ngood;
+	if (room && xsk_ring_prod__reserve(&out->tx, room, &tx_idx) == room) {
+		for (unsigned i = 0; i < room; i++)
+			*xsk_ring_prod__tx_desc(&out->tx, tx_idx + i) = good[i];
+		xsk_ring_prod__submit(&out->tx, room);
+		out->tx_outstanding += room;
+		stat_add(&out->stats.tx_packets, room);
+		for (unsigned i = 0; i < room; i++)
+			stat_add(&out->stats.tx_bytes, good[i].len);
+	} else {
+		room = 0;
+	}
+	if (room < ngood) {
+		stat_add(&out->stats.drop_tx_full, ngood - room);
+		for (unsigned i = room; i < ngood; i++)
+			drops[ndrops++] = good[i].addr;
+	}
+	if (out->tx_outstanding)
+		kick_tx(out);
+	if (ndrops)
+		fwd_frames_free(f, drops, ndrops);
+	/* One frame back into the fill ring for each frame received. */
+	fwd_fill(f, in, n);
+	return n;
+}
+
+/* Nothing came in: flush what is pending, then sleep until something does. */
+static void idle(struct hdp_fwd *f, struct fwd_worker *w)
+{
+	struct pollfd fds[HDP_FWD_PORTS_MAX];
+	bool pending = false;
+	int timeout;
+
+	for (unsigned i = 0; i < w->ndirs; i++) {
+		struct fwd_dir *d = &w->dirs[i];
+
+		if (d->out->tx_outstanding) {
+			kick_tx(d->out);
+			fwd_complete(f, d->out);
+			pending |= d->out->tx_outstanding != 0;
+		}
+		/* Frames the pool could not give earlier: try again. */
+		fwd_fill(f, d->in, f->cfg->batch);
+		if (f->cfg->busy_poll)
+			kick_fill(d->in);
+		fds[i] = (struct pollfd){ .fd = d->in->fd, .events = POLLIN };
+	}
+	if (f->cfg->busy_poll)
+		return;	/* recvfrom ran the receive work; spin on */
+	timeout = pending ? 1 : 100;
+	for (unsigned i = 0; i < w->ndirs; i++)
+		stat_add(&w->dirs[i].in->stats.wakeups, 1);
+	poll(fds, w->ndirs, timeout);
+}
+
+void *fwd_worker_main(void *arg)
+{
+	struct fwd_worker *w = arg;
+	struct hdp_fwd *f = w->f;
+
+	if (w->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	while (!atomic_load_explicit(&f->stop, memory_order_relaxed)) {
+		unsigned work = 0;
+
+		for (unsigned i = 0; i < w->ndirs; i++)
+			work += forward(f, &w->dirs[i]);
+		if (!work)
+			idle(f, w);
+	}
+	/* Leave the pool's caches to the pool: frames go back on exit. */
+	hdp_pool_cache_flush(f->pool);
+	return NULL;
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* The forwarder's counters: per port and queue, the kernel's, the pools'. */
+#include "fwd_internal.h"
+
+#include <linux/if_xdp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
+
+#define R(c) atomic_load_explicit(&(c), memory_order_relaxed)
+
+void hdp_fwd_port_stats(struct hdp_fwd *f, unsigned i, struct hdp_port_stats *o)
+{
+	struct hdp_port_stats *s = &f->ports[i].stats;
+
+	atomic_init(&o->rx_packets, R(s->rx_packets));
+	atomic_init(&o->rx_bytes, R(s->rx_bytes));
+	atomic_init(&o->tx_packets, R(s->tx_packets));
+	atomic_init(&o->tx_bytes, R(s->tx_bytes));
+	atomic_init(&o->drop_invalid_desc, R(s->drop_invalid_desc));
+	atomic_init(&o->drop_runt, R(s->drop_runt));
+	atomic_init(&o->drop_tx_full, R(s->drop_tx_full));
+	atomic_init(&o->drop_copy, R(s->drop_copy));
+	atomic_init(&o->fill_empty, R(s->fill_empty));
+	atomic_init(&o->wakeups, R(s->wakeups));
+}
+
+int hdp_fwd_port_kstats(struct hdp_fwd *f, unsigned i, struct hdp_xsk_kstats *o)
+{
+	struct xdp_statistics xs;
+	socklen_t len = sizeof(xs);
+
+	memset(o, 0, sizeof(*o));
+	memset(&xs, 0, sizeof(xs));
+	if (!f->ports[i].xsk ||
+	    getsockopt(f->ports[i].fd, SOL_XDP, XDP_STATISTICS, &xs, &len))
+		return -1;
+	o->rx_dropped = xs.rx_dropped;
+	o->rx_invalid_descs = xs.rx_invalid_descs;
+	o->tx_invalid_descs = xs.tx_invalid_descs;
+	o->rx_ring_full = xs.rx_ring_full;
+	o->rx_fill_ring_empty_descs = xs.rx_fill_ring_empty_descs;
+	o->tx_ring_empty_descs = xs.tx_ring_empty_descs;
+	return 0;
+}
+
+static uint64_t drops_of(const struct hdp_port_stats *s)
+{
+	return R(s->drop_invalid_desc) + R(s->drop_runt) + R(s->drop_tx_full) +
+	       R(s->drop_copy);
+}
+
+void hdp_fwd_totals(struct hdp_fwd *f, uint64_t *rx, uint64_t *tx, uint64_t *drops)
+{
+	*rx = *tx = *drops = 0;
+	for (unsigned i = 0; i < f->nports; i++) {
+		*rx += R(f->ports[i].stats.rx_packets);
+		*tx += R(f->ports[i].stats.tx_packets);
+		*drops += drops_of(&f->ports[i].stats);
+	}
+}
+
+struct out {
+	char *buf;
+	size_t len, used;
+};
+
+HDP_PRINTF(2, 3) static void put(struct out *o, const char *fmt, ...)
+{
+	size_t room = o->used < o->len ? o->len - o->used : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? o->buf + o->used : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->used += (size_t)n;
+}
+
+#define U(x) ((unsigned long long)(x))
+
+int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
+{
+	struct out o = { buf, len, 0 };
+	struct hdp_pool_stats st;
+	char pool[4096];
+
+	if (len)
+		buf[0] = '\0';
+	put(&o, "mode %s, %u ports, %u workers\n", hdp_fwd_mode_name(f->cfg->mode),
+	    f->nports, f->nworkers);
+	put(&o, "%-12s %12s %12s %10s %10s %10s %10s %10s %10s\n", "port", "rx",
+	    "tx", "invalid", "runt", "tx_full", "fill_empty", "k_rx_drop",
+	    "wakeups");
+	for (unsigned i = 0; i < f->nports; i++) {
+		struct hdp_port_stats *s = &f->ports[i].stats;
+		struct hdp_xsk_kstats k;
+		char name[40];
+
+		hdp_fwd_port_kstats(f, i, &k);
+		snprintf(name, sizeof(name), "%s:%u", f->ports[i].cfg.ifname,
+			 f->ports[i].cfg.queue);
+		put(&o, "%-12s %12llu %12llu %10llu %10llu %10llu %10llu %10llu %10llu\n",
+		    name, U(R(s->rx_packets)), U(R(s->tx_packets)),
+		    U(R(s->drop_invalid_desc)), U(R(s->drop_runt)),
+		    U(R(s->drop_tx_full)), U(R(s->fill_empty)),
+		    U(k.rx_dropped + k.rx_ring_full), U(R(s->wakeups)));
+	}
+	hdp_pool_stats_get(f->pool, &st);
+	hdp_pool_stats_text(&st, pool, sizeof(pool));
+	put(&o, "%s", pool);
+	return (int)o.used;
+}
+
+int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
+{
+	struct out o = { buf, len, 0 };
+	struct hdp_pool_stats st;
+	char pool[4096];
+
+	if (len)
+		buf[0] = '\0';
+	put(&o, "{\"mode\":\"%s\",\"workers\":%u,\"ports\":[",
+	    hdp_fwd_mode_name(f->cfg->mode), f->nworkers);
+	for (unsigned i = 0; i < f->nports; i++) {
+		struct hdp_port_stats *s = &f->ports[i].stats;
+		struct hdp_xsk_kstats k;
+
+		hdp_fwd_port_kstats(f, i, &k);
+		put(&o, "%s{\"ifname\":\"%s\",\"queue\":%u,\"peer\":\"%s\","
+			"\"rx_packets\":%llu,\"rx_bytes\":%llu,\"tx_packets\":%llu,"
+			"\"tx_bytes\":%llu,\"drops\":{\"invalid_desc\":%llu,\"runt\":%llu,"
+			"\"tx_full\":%llu,\"copy\":%llu},\"fill_empty\":%llu,"
+			"\"wakeups\":%llu,\"kernel\":{\"rx_dropped\":%llu,"
+			"\"rx_invalid_descs\":%llu,\"tx_invalid_descs\":%llu,"
+			"\"rx_ring_full\":%llu,\"rx_fill_ring_empty_descs\":%llu,"
+			"\"tx_ring_empty_descs\":%llu}}",
+		    i ? "," : "", f->ports[i].cfg.ifname, f->ports[i].cfg.queue,
+		    f->ports[f->ports[i].cfg.peer].cfg.ifname,
+		    U(R(s->rx_packets)), U(R(s->rx_bytes)), U(R(s->tx_packets)),
+		    U(R(s->tx_bytes)), U(R(s->drop_invalid_desc)), U(R(s->drop_runt)),
+		    U(R(s->drop_tx_full)), U(R(s->drop_copy)), U(R(s->fill_empty)),
+		    U(R(s->wakeups)), U(k.rx_dropped), U(k.rx_invalid_descs),
+		    U(k.tx_invalid_descs), U(k.rx_ring_full),
+		    U(k.rx_fill_ring_empty_descs), U(k.tx_ring_empty_descs));
+	}
+	hdp_pool_stats_get(f->pool, &st);
+	hdp_pool_stats_json(&st, pool, sizeof(pool));
+	put(&o, "],\"pools\":[%s]}", pool);
+	return (int)o.used;
+}

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * hdp-fwd: forward packets between interfaces over AF_XDP, every frame in
+ * a hardened pool. Exit status: 0 after a clean stop with every frame back
+ * in its pool, 1 on a runtime failure, 2 for bad options or configuration.
+ */
+#include <hdp/ctl.h>
+#include <hdp/fwd.h>
+#include <hdp/log.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static struct hdp_fwd *running;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (running)
+		hdp_fwd_stop(running);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: hdp-fwd [OPTIONS]\n"
+"Forward packets between AF_XDP ports, every frame in a hardened pool.\n"
+"\n"
+"  --config FILE         INI file: [global], [port:IF], [pool:default], [pool:umem]\n"
+"  --harden SPEC         hardening overrides, e.g. \"tag_sample=10,pool.umem.bounds=off\"\n"
+"                        (keys in docs/HARDENING.md); wins over the file\n"
+"  --ports IF[:Q],IF[:Q]... ports, forwarded in pairs (first<->second, ...)\n"
+"  --mode io|macswap|l2  io: untouched; macswap: swap MACs; l2: MACs from [port:IF]\n"
+"  --cores LIST          one worker per CPU listed, pinned (e.g. 1 or 0,1); default\n"
+"                        one unpinned worker\n"
+"  --duration SECONDS    stop after this long (default: run until SIGINT/SIGTERM)\n"
+"  --stats-interval S    seconds between status lines (0: none; default 1)\n"
+"  --ctl PATH            control socket for hdp-ctl (default %s; \"none\" for none)\n"
+"  --busy-poll           preferred busy polling (SO_PREFER_BUSY_POLL) instead of poll()\n"
+"  --frames N            UMEM frames (default 8192)\n"
+"  --help, --version\n"
+"\n"
+"[global] keys: mode, ports, cores, duration, stats_interval, ctl_socket,\n"
+"busy_poll, busy_budget, frames, frame_size (2048|4096), batch, ring_size,\n"
+"fill_size, huge_dir. [port:IF] keys: peer, src_mac, dst_mac.\n"
+"Exit status: 0 clean stop, 1 runtime failure, 2 bad options or configuration.\n",
+		HDP_CTL_DEFAULT_PATH);
+}
+
+/* Hugepages for the UMEM: raise the reservation if allowed; else say so later. */
+static void reserve_hugepages(const struct hdp_fwd_cfg *cfg)
+{
+	unsigned long want = ((unsigned long)cfg->frames * cfg->frame_size + (2ul << 20) - 1) >> 21;
+	unsigned long total = 0, free_pages = 0;
+	char line[128];
+	FILE *fp = fopen("/proc/meminfo", "re");
+
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		sscanf(line, "HugePages_Total: %lu", &total);
+		sscanf(line, "HugePages_Free: %lu", &free_pages);
+	}
+	fclose(fp);
+	if (free_pages >= want)
+		return;
+	fp = fopen("/proc/sys/vm/nr_hugepages", "we");
+	if (!fp)
+		return;
+	fprintf(fp, "%lu\n", total + want - free_pages);
+	if (fclose(fp) == 0)
+		hdp_log(HDP_LOG_INFO, "reserved %lu more hugepages for the UMEM",
+			want - free_pages);
+}
+
+static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "harden", required_argument, NULL, 'H' },
+		{ "ports", required_argument, NULL, 'p' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "cores", required_argument, NULL, 'C' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "stats-interval", required_argument, NULL, 's' },
+		{ "ctl", required_argument, NULL, 'x' },
+		{ "busy-poll", no_argument, NULL, 'b' },
+		{ "frames", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	const char *config = NULL, *harden = NULL;
+	int opt, ret = 0;
+
+	/* The file first, whatever the order on the line: options win over it. */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			config = argv[i + 1];
+		else if (strncmp(argv[i], "--config=", 9) == 0)
+			config = argv[i] + 9;
+	}
+	if (config && hdp_fwd_cfg_load(cfg, config))
+		return 2;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			break;
+		case 'H':
+			harden = optarg;
+			break;
+		case 'p':
+			ret |= hdp_fwd_cfg_set_ports(cfg, optarg, "--ports");
+			break;
+		case 'm':
+			ret |= hdp_fwd_cfg_set_global(cfg, "mode", optarg, "--mode", 0);
+			break;
+		case 'C':
+			ret |= hdp_fwd_cfg_set_cores(cfg, optarg, "--cores");
+			break;
+		case 'd':
+			ret |= hdp_fwd_cfg_set_global(cfg, "duration", optarg, "--duration", 0);
+			break;
+		case 's':
+			ret |= hdp_fwd_cfg_set_global(cfg, "stats_interval", optarg,
+						      "--stats-interval", 0);
+			break;
+		case 'x':
+			ret |= hdp_fwd_cfg_set_global(cfg, "ctl_socket",
+						      strcmp(optarg, "none") ? optarg : "",
+						      "--ctl", 0);
+			break;
+		case 'b':
+			cfg->busy_poll = true;
+			break;
+		case 'f':
+			ret |= hdp_fwd_cfg_set_global(cfg, "frames", optarg, "--frames", 0);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("hdp-fwd %s (libxdp %s, libbpf %s)\n", HDP_VERSION,
+			       HDP_LIBXDP_VERSION, HDP_LIBBPF_VERSION);
+			exit(0);
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hdp-fwd: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return 2;
+	}
+	if (ret)
+		return 2;
+	if (harden && hdp_harden_config_parse_string(&cfg->harden, harden, "--harden"))
+		return 2;
+	return hdp_fwd_cfg_check(cfg) ? 2 : 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void status_line(struct hdp_fwd *f, double t, double dt, uint64_t *last_rx,
+			uint64_t *last_tx)
+{
+	struct hdp_pool_stats st;
+	uint64_t rx, tx, drops, viol = 0;
+
+	hdp_fwd_totals(f, &rx, &tx, &drops);
+	hdp_pool_stats_get(hdp_fwd_pool(f), &st);
+	for (int k = 0; k < HDP_V__COUNT; k++)
+		viol += st.harden.violations[k];
+	printf("[%6.1fs] rx %9.0f pps  tx %9.0f pps  total rx %llu tx %llu drops %llu | umem in use %llu/%llu, violations %llu\n",
+	       t, (double)(rx - *last_rx) / dt, (double)(tx - *last_tx) / dt,
+	       (unsigned long long)rx, (unsigned long long)tx,
+	       (unsigned long long)drops, (unsigned long long)st.in_use,
+	       (unsigned long long)st.obj_count, (unsigned long long)viol);
+	fflush(stdout);
+	*last_rx = rx;
+	*last_tx = tx;
+}
+
+int main(int argc, char **argv)
+{
+	static struct hdp_fwd_cfg cfg;
+	static char summary[65536];
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct hdp_ctl *ctl = NULL;
+	struct hdp_fwd *f;
+	double start, next_stats, last_stats;
+	uint64_t last_rx = 0, last_tx = 0;
+	unsigned lost;
+	int ret;
+
+	hdp_fwd_cfg_defaults(&cfg);
+	snprintf(cfg.ctl_path, sizeof(cfg.ctl_path), "%s", HDP_CTL_DEFAULT_PATH);
+	ret = parse_args(argc, argv, &cfg);
+	if (ret)
+		return ret;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	reserve_hugepages(&cfg);
+	f = hdp_fwd_create(&cfg);
+	if (!f)
+		return 1;
+	running = f;
+	if (cfg.ctl_path[0] && !(ctl = hdp_ctl_open(cfg.ctl_path, f))) {
+		hdp_fwd_destroy(f);
+		return 1;
+	}
+	if (hdp_fwd_start(f)) {
+		hdp_ctl_close(ctl);
+		hdp_fwd_destroy(f);
+		return 1;
+	}
+	printf("hdp-fwd %s: mode %s, %u ports, %u frames of %u bytes%s%s\n", HDP_VERSION,
+	       hdp_fwd_mode_name(cfg.mode), cfg.nports, cfg.frames, cfg.frame_size,
+	       ctl ? ", control socket " : "", ctl ? cfg.ctl_path : "");
+	for (unsigned i = 0; i < cfg.nports; i++)
+		printf("  %s:%u -> %s:%u\n", cfg.ports[i].ifname, cfg.ports[i].queue,
+		       cfg.ports[cfg.ports[i].peer].ifname, cfg.ports[cfg.ports[i].peer].queue);
+	fflush(stdout);
+
+	start = last_stats = now_s();
+	next_stats = start + cfg.stats_interval;
+	while (!hdp_fwd_stopping(f)) {
+		struct pollfd pfd = { .fd = ctl ? hdp_ctl_fd(ctl) : -1, .events = POLLIN };
+		double t = now_s();
+
+		if (cfg.duration && t - start >= cfg.duration)
+			break;
+		if (poll(&pfd, 1, 100) > 0)
+			hdp_ctl_serve(ctl);
+		t = now_s();
+		if (cfg.stats_interval && t >= next_stats) {
+			status_line(f, t - start, t - last_stats, &last_rx, &last_tx);
+			last_stats = t;
+			next_stats += cfg.stats_interval;
+		}
+	}
+	hdp_fwd_stop(f);
+	hdp_fwd_join(f);
+	hdp_fwd_stats_text(f, summary, sizeof(summary));
+	printf("--- summary after %.1f s\n%s", now_s() - start, summary);
+	hdp_ctl_close(ctl);
+	running = NULL;
+	lost = hdp_fwd_destroy(f);
+	if (lost) {
+		fprintf(stderr, "hdp-fwd: %u frames did not come back to the pool\n", lost);
+		return 1;
+	}
+	printf("every frame is back in the pool; XDP programs detached\n");
+	return 0;
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hdp-fwd: forwarding between AF_XDP ports whose UMEM is one hardened pool.
+ * Configuration, the forwarder's life cycle, its per-packet pieces
+ * (descriptor check, header rewrite) and its counters.
+ */
+#ifndef HDP_FWD_H
+#define HDP_FWD_H
+
+#include <net/if.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <hdp/pool.h>
+#include <hdp/profile.h>
+
+#define HDP_FWD_PORTS_MAX	16
+#define HDP_FWD_CORES_MAX	16
+#define HDP_FWD_BATCH_MAX	256
+#define HDP_FWD_UMEM_POOL	"umem"
+#define HDP_ETH_ZLEN		60	/* shortest Ethernet frame, FCS excluded */
+
+enum hdp_fwd_mode {
+	HDP_FWD_IO = 0,		/* forward untouched */
+	HDP_FWD_MACSWAP,	/* swap source and destination MAC */
+	HDP_FWD_L2,		/* set both MACs from the output port's config */
+};
+
+struct hdp_port_cfg {
+	char ifname[IF_NAMESIZE];
+	uint32_t queue;
+	char peer_name[24];		/* "IF[:QUEUE]" of the output; "": by pairs */
+	int peer;			/* its index, set by hdp_fwd_cfg_check() */
+	uint8_t src_mac[6];		/* l2: default the output interface's MAC */
+	uint8_t dst_mac[6];
+	bool has_src_mac;
+	bool has_dst_mac;
+};
+
+struct hdp_fwd_cfg {
+	enum hdp_fwd_mode mode;
+	unsigned nports;
+	struct hdp_port_cfg ports[HDP_FWD_PORTS_MAX];
+	unsigned ncores;
+	int cores[HDP_FWD_CORES_MAX];	/* one worker per entry; -1: not pinned */
+	uint32_t frames;		/* UMEM frames */
+	uint32_t frame_size;		/* 2048 or 4096 */
+	uint32_t batch;
+	uint32_t ring_size;		/* RX and TX rings */
+	uint32_t fill_size;		/* fill and completion rings */
+	unsigned stats_interval;	/* seconds between stats lines; 0: none */
+	unsigned duration;		/* seconds to run; 0: until a signal */
+	bool busy_poll;
+	uint32_t busy_budget;
+	char ctl_path[108];		/* control socket; "": none */
+	char huge_dir[256];		/* hugetlbfs mount for the UMEM, or "" */
+	struct hdp_harden_config harden;
+};
+
+/* Built-in defaults: io mode, one unpinned worker, 8192 frames of 2 KiB. */
+void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg);
+
+/*
+ * Read an INI file: [global], [port:IF] and [pool:…] sections. Errors name
+ * the file, line, key and value; 0 or a negative errno.
+ */
+int hdp_fwd_cfg_load(struct hdp_fwd_cfg *cfg, const char *path);
+
+/* One [global] key: 0 or -EINVAL (logged with @source and @line). */
+int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
+			   const char *value, const char *source, int line);
+
+/* "IF[:QUEUE],IF[:QUEUE]…" replaces the port list: 0 or -EINVAL. */
+int hdp_fwd_cfg_set_ports(struct hdp_fwd_cfg *cfg, const char *list,
+			  const char *source);
+
+/* "1,3" or "0-1": the workers' CPUs. 0 or -EINVAL. */
+int hdp_fwd_cfg_set_cores(struct hdp_fwd_cfg *cfg, const char *list,
+			  const char *source);
+
+int hdp_fwd_mode_parse(const char *name, enum hdp_fwd_mode *out);
+const char *hdp_fwd_mode_name(enum hdp_fwd_mode mode);
+
+/*
+ * Check the whole configuration before anything starts: ports and their
+ * peers, l2 MACs, ring and frame sizes, the hardening profile. 0 or -EINVAL.
+ */
+int hdp_fwd_cfg_check(struct hdp_fwd_cfg *cfg);
+
+/* Per port (and queue) counters; each written by one worker. */
+struct hdp_port_stats {
+	_Atomic uint64_t rx_packets;
+	_Atomic uint64_t rx_bytes;
+	_Atomic uint64_t tx_packets;
+	_Atomic uint64_t tx_bytes;
+	_Atomic uint64_t drop_invalid_desc;	/* outside the UMEM or its chunk */
+	_Atomic uint64_t drop_runt;		/* too short for the mode */
+	_Atomic uint64_t drop_tx_full;		/* no room on the output's TX ring */
+	_Atomic uint64_t drop_copy;		/* checked copy refused */
+	_Atomic uint64_t fill_empty;		/* pool had no frame for the fill ring */
+	_Atomic uint64_t wakeups;		/* syscalls to kick the kernel */
+};
+
+/* The kernel's view (XDP_STATISTICS), read on demand. */
+struct hdp_xsk_kstats {
+	uint64_t rx_dropped;
+	uint64_t rx_invalid_descs;
+	uint64_t tx_invalid_descs;
+	uint64_t rx_ring_full;
+	uint64_t rx_fill_ring_empty_descs;
+	uint64_t tx_ring_empty_descs;
+};
+
+struct hdp_fwd;
+
+/* Build the forwarder: UMEM pool, programs, sockets. NULL + errno (logged). */
+struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg);
+
+/* Run the workers until hdp_fwd_stop(); 0 or a negative errno. */
+int hdp_fwd_start(struct hdp_fwd *f);
+void hdp_fwd_stop(struct hdp_fwd *f);	/* async-signal-safe */
+bool hdp_fwd_stopping(const struct hdp_fwd *f);
+void hdp_fwd_join(struct hdp_fwd *f);
+
+/*
+ * Drain TX, close sockets and programs, give every frame back to the pool.
+ * Returns the number of frames that did not come back (0 when all is well).
+ */
+unsigned hdp_fwd_destroy(struct hdp_fwd *f);
+
+struct hdp_pool *hdp_fwd_pool(struct hdp_fwd *f);
+unsigned hdp_fwd_nports(const struct hdp_fwd *f);
+const struct hdp_port_cfg *hdp_fwd_port_cfg(const struct hdp_fwd *f, unsigned i);
+void hdp_fwd_port_stats(struct hdp_fwd *f, unsigned i, struct hdp_port_stats *out);
+int hdp_fwd_port_kstats(struct hdp_fwd *f, unsigned i, struct hdp_xsk_kstats *out);
+
+/* Totals over all ports, for the one-line status. */
+void hdp_fwd_totals(struct hdp_fwd *f, uint64_t *rx, uint64_t *tx, uint64_t *drops);
+
+/* Stats as text or JSON (ports, kernel counters, pools). As snprintf. */
+int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len);
+int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len);
+
+/*
+ * The per-packet pieces, exposed for tests.
+ *
+ * hdp_fwd_rx_desc: turn an RX descriptor into a pointer to its bytes, or
+ * refuse it: the address must lie in the UMEM and offset + length inside
+ * its chunk. Through the pool's bounds check when the profile has it (then
+ * the pool's policy applies too), and a structural check regardless, so a
+ * forged descriptor never reaches memory. 0 or -EFAULT.
+ */
+int hdp_fwd_rx_desc(struct hdp_pool *umem, uint64_t addr, uint32_t len,
+		    void **data);
+
+/* Rewrite a frame for @mode: 0, or -EINVAL for a frame too short for it. */
+int hdp_fwd_rewrite(enum hdp_fwd_mode mode, uint8_t *frame, uint32_t len,
+		    const struct hdp_port_cfg *out);
+
+#endif /* HDP_FWD_H */

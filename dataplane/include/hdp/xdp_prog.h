@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Loading hdp's own XDP programs (embedded in the binary) and attaching
+ * them through BPF links: a process that dies, however it dies, leaves no
+ * program on the interface.
+ */
+#ifndef HDP_XDP_PROG_H
+#define HDP_XDP_PROG_H
+
+#include <stddef.h>
+
+struct hdp_xdp_prog;
+
+extern const unsigned char hdp_bpf_xsk_redirect[];
+extern const size_t hdp_bpf_xsk_redirect_len;
+extern const unsigned char hdp_bpf_sink_count[];
+extern const size_t hdp_bpf_sink_count_len;
+
+/* Open and load @prog from an ELF object in memory. NULL + errno. */
+struct hdp_xdp_prog *hdp_xdp_prog_load(const void *obj, size_t len,
+				       const char *prog);
+
+/* Attach to @ifname through a link: 0 or a negative errno (logged). */
+int hdp_xdp_prog_attach(struct hdp_xdp_prog *p, const char *ifname);
+
+/* A map's fd, or a negative errno. */
+int hdp_xdp_prog_map_fd(struct hdp_xdp_prog *p, const char *map);
+
+/* Detach (destroy the link) and unload. NULL is fine. */
+void hdp_xdp_prog_close(struct hdp_xdp_prog *p);
+
+#endif /* HDP_XDP_PROG_H */

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* RX descriptors: checked before a byte of the frame is touched. */
+#include <hdp/fwd.h>
+
+#include <errno.h>
+
+int hdp_fwd_rx_desc(struct hdp_pool *umem, uint64_t addr, uint32_t len,
+		    void **data)
+{
+	struct hdp_pool_layout lay;
+	uint64_t size;
+
+	/* The pool's own check, when its profile has bounds on. */
+	if (hdp_pool_desc_to_ptr(umem, addr, len, data))
+		return -EFAULT;
+	/* And always the structural one: bounds=off must not mean a crash. */
+	hdp_pool_layout(umem, &lay);
+	size = (uint64_t)lay.obj_stride * lay.obj_count;
+	if (addr >= size || addr % lay.obj_stride + len > lay.obj_size)
+		return -EFAULT;
+	return 0;
+}

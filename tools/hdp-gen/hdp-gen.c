@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * hdp-gen: send an exact number of Ethernet/IPv4/UDP frames out of one
+ * interface (AF_PACKET, sendmmsg in batches), for tests and the demo.
+ * Frames carry a sequence number; --size below 60 makes runts.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCH 64
+#define FRAME_MAX 1514
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int parse_mac(const char *s, uint8_t *mac)
+{
+	unsigned v[6];
+	char tail;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		   &tail) != 6)
+		return -1;
+	for (int i = 0; i < 6; i++) {
+		if (v[i] > 0xff)
+			return -1;
+		mac[i] = (uint8_t)v[i];
+	}
+	return 0;
+}
+
+static void own_mac(const char *ifname, uint8_t *mac)
+{
+	char path[128];
+	FILE *f;
+	unsigned v[6];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
+	f = fopen(path, "re");
+	if (f && fscanf(f, "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) == 6)
+		for (int i = 0; i < 6; i++)
+			mac[i] = (uint8_t)v[i];
+	if (f)
+		fclose(f);
+}
+
+static uint16_t csum(const void *p, size_t n)
+{
+	const uint16_t *w = p;
+	uint32_t sum = 0;
+
+	for (; n > 1; n -= 2)
+		sum += *w++;
+	if (n)
+		sum += *(const uint8_t *)w;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* Ethernet + IPv4 + UDP (when it fits), then the sequence number. */
+static void build(uint8_t *f, unsigned size, const uint8_t *dst, const uint8_t *src,
+		  uint32_t seq)
+{
+	struct ether_header *eth = (void *)f;
+	struct iphdr *ip = (void *)(f + sizeof(*eth));
+	struct udphdr *udp = (void *)(ip + 1);
+	unsigned l3 = size > sizeof(*eth) ? size - (unsigned)sizeof(*eth) : 0;
+
+	memset(f, 0, size);
+	memcpy(eth->ether_dhost, dst, 6);
+	memcpy(eth->ether_shost, src, 6);
+	eth->ether_type = htons(ETHERTYPE_IP);
+	if (l3 >= sizeof(*ip) + sizeof(*udp) + 4) {
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->ttl = 64;
+		ip->protocol = IPPROTO_UDP;
+		ip->tot_len = htons((uint16_t)l3);
+		ip->saddr = htonl(0xc6120001);	/* 198.18.0.1: benchmarking range */
+		ip->daddr = htonl(0xc6120002);
+		ip->check = csum(ip, sizeof(*ip));
+		udp->source = htons(9);
+		udp->dest = htons(9);
+		udp->len = htons((uint16_t)(l3 - sizeof(*ip)));
+		memcpy(udp + 1, &seq, 4);
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hdp-gen --iface IF [--count N] [--size BYTES] [--rate PPS]\n"
+		"               [--dst-mac MAC] [--src-mac MAC]\n"
+		"  --count N     frames to send (default 1000; 0: until SIGINT)\n"
+		"  --size BYTES  frame length without FCS, 14..1514 (default 60;\n"
+		"                below 60 makes runts)\n"
+		"  --rate PPS    pace to this rate (default: as fast as possible)\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "iface", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "size", required_argument, NULL, 's' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "dst-mac", required_argument, NULL, 'd' },
+		{ "src-mac", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static uint8_t frames[BATCH][FRAME_MAX];
+	uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x02 }, src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+	const char *ifname = NULL;
+	unsigned long count = 1000, rate = 0, sent = 0;
+	unsigned size = 60;
+	bool src_given = false;
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
+	struct timespec t0, t1;
+	double secs;
+	char *end;
+	int opt, fd;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i': ifname = optarg; break;
+		case 'n':
+			count = strtoul(optarg, &end, 10);
+			if (*end || *optarg == '-')
+				goto bad;
+			break;
+		case 's':
+			size = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || size < 14 || size > FRAME_MAX)
+				goto bad;
+			break;
+		case 'r':
+			rate = strtoul(optarg, &end, 10);
+			if (*end || *optarg == '-')
+				goto bad;
+			break;
+		case 'd':
+			if (parse_mac(optarg, dst))
+				goto bad;
+			break;
+		case 'S':
+			if (parse_mac(optarg, src))
+				goto bad;
+			src_given = true;
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!ifname || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (!src_given)
+		own_mac(ifname, src);
+	sll.sll_ifindex = (int)if_nametoindex(ifname);
+	if (!sll.sll_ifindex) {
+		fprintf(stderr, "hdp-gen: interface %s: %s\n", ifname, strerror(errno));
+		return 1;
+	}
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
+		fprintf(stderr, "hdp-gen: AF_PACKET on %s: %s (needs CAP_NET_RAW)\n", ifname,
+			strerror(errno));
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!stop && (count == 0 || sent < count)) {
+		unsigned n = count && count - sent < BATCH ? (unsigned)(count - sent) : BATCH;
+		int r;
+
+		for (unsigned i = 0; i < n; i++) {
+			build(frames[i], size, dst, src, (uint32_t)(sent + i));
+			iov[i] = (struct iovec){ frames[i], size };
+			msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
+		}
+		r = sendmmsg(fd, msgs, n, 0);
+		if (r < 0) {
+			if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR)
+				continue;
+			fprintf(stderr, "hdp-gen: send on %s: %s\n", ifname, strerror(errno));
+			break;
+		}
+		sent += (unsigned)r;
+		if (rate) {
+			struct timespec now;
+			double due;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			due = (double)sent / (double)rate -
+			      ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9);
+			if (due > 0) {
+				struct timespec nap = { (time_t)due, (long)((due - (double)(time_t)due) * 1e9) };
+
+				nanosleep(&nap, NULL);
+			}
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("sent %lu frames of %u bytes in %.2f s (%.0f pps)\n", sent, size, secs,
+	       secs > 0 ? (double)sent / secs : 0.0);
+	close(fd);
+	return 0;
+bad:
+	fprintf(stderr, "hdp-gen: bad value '%s'\n", optarg);
+	usage(stderr);
+	return 2;
+}
