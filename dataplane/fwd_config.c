@@ -50,7 +50,7 @@ static int bad(const char *source, int line, const char *section,
 		hdp_log(HDP_LOG_ERR, "%s:%d: [%s] key '%s', value '%s': %s", source,
 			line, section, key, value, why);
 	else
-		hdp_log(HDP_LOG_ERR, "%s: %s '%s': %s", source, key, value, why);
+		hdp_log(HDP_LOG_ERR, "%s '%s': %s", source, value, why);
 	return -EINVAL;
 }
 

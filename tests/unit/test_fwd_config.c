@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* hdp-fwd's configuration: options, files, and every error's message. */
+#include <criterion/criterion.h>
+
+#include <hdp/fwd.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support.h"
+
+static struct hdp_fwd_cfg *cfg;
+
+static void setup(void)
+{
+	capture_logs();
+	cfg = malloc(sizeof(*cfg));
+	hdp_fwd_cfg_defaults(cfg);
+}
+
+TestSuite(fwd_config, .init = setup);
+
+static const char *write_ini(const char *text)
+{
+	static char path[] = "/tmp/hdp-fwd-test-XXXXXX";
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+Test(fwd_config, ports_pair_up_in_order)
+{
+	cr_assert_eq(hdp_fwd_cfg_set_ports(cfg, "a,b:1,c,d", "--ports"), 0);
+	cr_assert_eq(hdp_fwd_cfg_check(cfg), -EINVAL, "4 ports need more frames");
+	cr_assert(log_contains("use frames >= 16384"), "%s", captured_logs());
+	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "frames", "16384", "--frames", 0), 0);
+	cr_assert_eq(hdp_fwd_cfg_check(cfg), 0, "%s", captured_logs());
+	cr_assert_eq(cfg->nports, 4);
+	cr_assert_eq(cfg->ports[1].queue, 1);
+	cr_assert_eq(cfg->ports[0].peer, 1);
+	cr_assert_eq(cfg->ports[1].peer, 0);
+	cr_assert_eq(cfg->ports[2].peer, 3);
+	cr_assert_eq(cfg->ports[3].peer, 2);
+}
+
+Test(fwd_config, bad_options_name_what_is_wrong)
+{
+	cr_assert_eq(hdp_fwd_cfg_set_ports(cfg, "a,,b:99", "--ports"), -EINVAL);
+	cr_assert(log_contains("--ports 'a,,b:99'"), "%s", captured_logs());
+	cr_assert_eq(hdp_fwd_cfg_set_ports(cfg, "a,a", "--ports"), -EINVAL);
+	cr_assert(log_contains("listed twice"), "%s", captured_logs());
+	cr_assert_eq(hdp_fwd_cfg_set_cores(cfg, "1,x", "--cores"), -EINVAL);
+	cr_assert(log_contains("--cores '1,x'"), "%s", captured_logs());
+	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "frame_size", "3000", "--x", 0), -EINVAL);
+	cr_assert(log_contains("2048 or 4096"), "%s", captured_logs());
+	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "ring_size", "1000", "--x", 0), -EINVAL);
+	cr_assert(log_contains("power of two"), "%s", captured_logs());
+	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "frames", "-5", "--x", 0), -EINVAL);
+}
+
+Test(fwd_config, a_port_needs_a_peer_and_each_output_one_input)
+{
+	cr_assert_eq(hdp_fwd_cfg_set_ports(cfg, "a,b,c", "--ports"), 0);
+	cr_assert_eq(hdp_fwd_cfg_check(cfg), -EINVAL);
+	cr_assert(log_contains("port c:0 has no peer"), "%s", captured_logs());
+}
+
+Test(fwd_config, l2_needs_destination_macs)
+{
+	cr_assert_eq(hdp_fwd_cfg_set_ports(cfg, "a,b", "--ports"), 0);
+	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "mode", "l2", "--mode", 0), 0);
+	cr_assert_eq(hdp_fwd_cfg_check(cfg), -EINVAL);
+	cr_assert(log_contains("mode l2: [port:a] needs dst_mac"), "%s", captured_logs());
+}
+
+Test(fwd_config, a_file_sets_global_ports_and_pools)
+{
+	const char *path = write_ini(
+		"[global]\nmode = l2\ncores = 0-1\nframes = 16384\n"
+		"[port:a]\ndst_mac = 02:00:00:00:00:01\npeer = b\n"
+		"[port:b]\ndst_mac = 02:00:00:00:00:02\nsrc_mac = 02:00:00:00:aa:bb\npeer = a\n"
+		"[pool:umem]\ntag_sample = 7\n");
+	struct hdp_profile p;
+	int ret = hdp_fwd_cfg_load(cfg, path);
+
+	unlink(path);
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, 0, "%s", captured_logs());
+	cr_assert_eq(hdp_fwd_cfg_check(cfg), 0, "%s", captured_logs());
+	cr_assert_eq(cfg->mode, HDP_FWD_L2);
+	cr_assert_eq(cfg->ncores, 2);
+	cr_assert_eq(cfg->frames, 16384);
+	cr_assert_eq(cfg->nports, 2);
+	cr_assert_eq(cfg->ports[1].src_mac[4], 0xaa);
+	cr_assert_eq(cfg->ports[0].peer, 1);
+	hdp_harden_config_resolve(&cfg->harden, "umem", &p);
+	cr_assert_eq(p.tag_sample, 7);
+}
+
+Test(fwd_config, file_errors_name_file_line_section_key_and_value)
+{
+	const char *path = write_ini("[global]\nmode = io\n[port:a]\ndst_mac = 02:00\n"
+				     "[ports]\nx = 1\n[global]\nspeed = 11\n");
+	int ret = hdp_fwd_cfg_load(cfg, path);
+
+	unlink(path);
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, -EINVAL);
+	cr_assert(log_contains(":4: [port:a] key 'dst_mac', value '02:00'"), "%s", captured_logs());
+	cr_assert(log_contains(":6: section [ports] is unknown"), "%s", captured_logs());
+	cr_assert(log_contains(":8: [global] key 'speed', value '11': unknown key"), "%s",
+		  captured_logs());
+	cr_assert_eq(cfg->nports, 0, "nothing is half configured");
+}
+
+Test(fwd_config, the_shipped_configs_load)
+{
+	static const char *const files[] = { "default.ini", "strict.ini", "fast.ini",
+					     "l2-example.ini" };
+	char path[512];
+
+	for (size_t i = 0; i < 4; i++) {
+		hdp_fwd_cfg_defaults(cfg);
+		snprintf(path, sizeof(path), "%s/%s", CONFIG_DIR, files[i]);
+		cr_assert_eq(hdp_fwd_cfg_load(cfg, path), 0, "%s: %s", files[i],
+			     captured_logs());
+		hdp_fwd_cfg_set_ports(cfg, "f0,f1", "--ports");
+		cr_assert_eq(hdp_fwd_cfg_check(cfg), 0, "%s: %s", files[i], captured_logs());
+	}
+}
