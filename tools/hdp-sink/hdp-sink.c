@@ -3,7 +3,7 @@
  * hdp-sink: the end of the line. Counts every frame arriving on an
  * interface with an XDP_DROP program (exact, per CPU, at the driver), or
  * captures the first frames with AF_PACKET so tests can look at them.
- *   hdp-sink --iface IF [--duration S] [--expect N] [--idle S]
+ *   hdp-sink --iface IF [--duration S] [--expect N] [--idle S] [--every S]
  *   hdp-sink --iface IF --capture N [--duration S]
  */
 #include <hdp/xdp_prog.h>
@@ -67,12 +67,13 @@ static int read_counts(int map, struct counts *total)
 	return 0;
 }
 
-static int count(const char *ifname, double duration, uint64_t expect, double idle)
+static int count(const char *ifname, double duration, uint64_t expect, double idle,
+		 double every)
 {
 	struct hdp_xdp_prog *p = hdp_xdp_prog_load(hdp_bpf_sink_count,
 						   hdp_bpf_sink_count_len, "hdp_sink_count");
 	struct counts c = { 0 }, last = { 0 };
-	double start = now_s(), last_change = start;
+	double start = now_s(), last_change = start, next_report = start + every;
 	int map;
 
 	if (!p || hdp_xdp_prog_attach(p, ifname))
@@ -89,6 +90,12 @@ static int count(const char *ifname, double duration, uint64_t expect, double id
 		t = now_s();
 		if (c.packets != last.packets)
 			last_change = t;
+		if (every > 0 && t >= next_report) {
+			printf("at %.3f s: %llu frames\n", t - start,
+			       (unsigned long long)c.packets);
+			fflush(stdout);
+			next_report += every;
+		}
 		last = c;
 		if (expect && c.packets >= expect)
 			break;
@@ -148,11 +155,12 @@ int main(int argc, char **argv)
 		{ "expect", required_argument, NULL, 'e' },
 		{ "idle", required_argument, NULL, 'I' },
 		{ "capture", required_argument, NULL, 'c' },
+		{ "every", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *ifname = NULL;
-	double duration = 0, idle = 0;
+	double duration = 0, idle = 0, every = 0;
 	unsigned long expect = 0, cap = 0;
 	char *end;
 	int opt;
@@ -164,6 +172,7 @@ int main(int argc, char **argv)
 		case 'I': idle = strtod(optarg, &end); if (*end || idle < 0) goto bad; break;
 		case 'e': expect = strtoul(optarg, &end, 10); if (*end) goto bad; break;
 		case 'c': cap = strtoul(optarg, &end, 10); if (*end || !cap) goto bad; break;
+		case 'E': every = strtod(optarg, &end); if (*end || every < 0) goto bad; break;
 		case 'h':
 			printf("usage: hdp-sink --iface IF [--duration S] [--expect N] [--idle S] [--capture N]\n");
 			return 0;
@@ -177,7 +186,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	return cap ? capture(ifname, (unsigned)cap, duration) : count(ifname, duration, expect, idle);
+	return cap ? capture(ifname, (unsigned)cap, duration) : count(ifname, duration, expect, idle, every);
 bad:
 	fprintf(stderr, "hdp-sink: bad value '%s'\n", optarg);
 	return 2;

@@ -15,6 +15,8 @@ extern const unsigned char hdp_bpf_xsk_redirect[];
 extern const size_t hdp_bpf_xsk_redirect_len;
 extern const unsigned char hdp_bpf_sink_count[];
 extern const size_t hdp_bpf_sink_count_len;
+extern const unsigned char hdp_bpf_redirect_devmap[];
+extern const size_t hdp_bpf_redirect_devmap_len;
 
 /* Open and load @prog from an ELF object in memory. NULL + errno. */
 struct hdp_xdp_prog *hdp_xdp_prog_load(const void *obj, size_t len,
