@@ -14,7 +14,8 @@
 struct bench_opts {
 	bool quick;
 	unsigned trials;
-	const char *out_dir;	/* NULL: no files */
+	bool trials_given;
+	const char *out_dir;	/* NULL: stdout only */
 	int cpu;		/* pin the measuring thread; -1: leave it */
 };
 
@@ -22,13 +23,42 @@ struct bench_stat {
 	double median, min, max;
 };
 
+struct bench_profile {
+	const char *name;
+	const char *spec;	/* a --harden string */
+};
+
 uint64_t bench_now_ns(void);
 void bench_stat_of(double *samples, unsigned n, struct bench_stat *out);
+void bench_progress(const char *fmt, ...) HDP_PRINTF(1, 2);
 
-/* results.json in out_dir (or /dev/null), opened with the machine part written. */
-FILE *bench_json_open(const struct bench_opts *o, const char *mode);
-void bench_json_close(const struct bench_opts *o, FILE *f);
+/*
+ * Results: results.json (mode, machine, kernel, runs), results.md (the
+ * tables, also printed) and PNG plots through gnuplot, in out_dir.
+ */
+struct bench_report {
+	const struct bench_opts *o;
+	FILE *json, *md, *plot;
+	unsigned nruns;
+	char plot_name[32], plot_x[64], plot_y[64];
+};
+
+int bench_report_open(struct bench_report *r, const struct bench_opts *o,
+		      const char *mode);
+void bench_report_md(struct bench_report *r, const char *fmt, ...) HDP_PRINTF(2, 3);
+/* One entry of "runs"; NULL stats are left out; @extra is more JSON fields. */
+void bench_report_run(struct bench_report *r, const char *contender,
+		      const char *profile, const struct bench_stat *pps,
+		      const struct bench_stat *ns, const struct bench_stat *cycles,
+		      double ratio_to_off, const char *extra);
+void bench_plot_begin(struct bench_report *r, const char *name, const char *xlabel,
+		      const char *ylabel);
+void bench_plot_point(struct bench_report *r, double x, double y);
+void bench_plot_end(struct bench_report *r);
+int bench_report_close(struct bench_report *r);
 
 int bench_regions(const struct bench_opts *o);
+int bench_micro(const struct bench_opts *o);
+int bench_sample(const struct bench_opts *o);
 
 #endif /* HDP_BENCH_H */

@@ -76,20 +76,21 @@ static double measure(struct hdp_pool *pool, void **objs, unsigned threads,
 int bench_regions(const struct bench_opts *o)
 {
 	static const unsigned counts[] = { 1, 4, 16, 64, 256, 1024, 4096 };
-	unsigned ncounts = o->quick ? 4 : HDP_ARRAY_SIZE(counts);
+	unsigned ncounts = HDP_ARRAY_SIZE(counts);
 	unsigned long iters = o->quick ? 200000 : 2000000;
-	unsigned trials = o->trials;
 	size_t arena_len = (size_t)4096 * HDP_REGION_GRANULE;
 	char *arena = mmap(NULL, arena_len, PROT_NONE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	struct hdp_harden_config *cfg = calloc(1, sizeof(*cfg));
+	static struct bench_stat st[HDP_ARRAY_SIZE(counts)][2][3];
+	int *ids = calloc(4096, sizeof(int));
+	struct bench_report r;
 	struct hdp_pool *pool;
 	void *objs[OBJS];
-	FILE *json = bench_json_open(o, "regions");
 	int registered = 1;	/* the pool's own */
-	int *ids = calloc(4096, sizeof(int));
+	char extra[64];
 
-	if (arena == MAP_FAILED || !cfg || !ids || !json)
+	if (arena == MAP_FAILED || !cfg || !ids)
 		return 1;
 	pool = hdp_pool_create(&(struct hdp_pool_params){
 		.name = "bench", .obj_size = 2048, .obj_align = 2048,
@@ -97,12 +98,6 @@ int bench_regions(const struct bench_opts *o)
 	});
 	if (!pool || hdp_pool_alloc_bulk(pool, objs, OBJS))
 		return 1;
-
-	printf("checked copy of %d bytes into pool memory, ns per copy (median of %u trials, min-max)\n",
-	       COPY_BYTES, trials);
-	printf("%8s %8s | %-22s %-22s %-22s | %-22s %-22s\n", "regions", "threads",
-	       "off", "tree", "fast", "tree/off", "fast/off");
-	fprintf(json, "\"copy_bytes\":%d,\"runs\":[", COPY_BYTES);
 	for (unsigned c = 0; c < ncounts; c++) {
 		/* Other regions, one per 2 MiB granule, like vmalloc areas. */
 		for (; registered < (int)counts[c]; registered++) {
@@ -116,32 +111,47 @@ int bench_regions(const struct bench_opts *o)
 			});
 		}
 		for (unsigned threads = 1; threads <= 2; threads++) {
-			struct bench_stat st[3];
-
 			for (int m = 0; m < 3; m++) {
 				hdp_harden_config_init(cfg);
 				hdp_harden_config_declare(cfg, "bench");
 				hdp_harden_config_parse_string(cfg, specs[m], "bench");
 				hdp_pool_configure(pool, cfg);
-				measure(pool, objs, threads, iters, trials, &st[m]);
+				measure(pool, objs, threads, iters, o->trials, &st[c][threads - 1][m]);
 			}
-			printf("%8u %8u | %6.1f (%5.1f-%5.1f)   %6.1f (%5.1f-%5.1f)   %6.1f (%5.1f-%5.1f)   | %6.2f %22.2f\n",
-			       counts[c], threads, st[0].median, st[0].min, st[0].max,
-			       st[1].median, st[1].min, st[1].max, st[2].median, st[2].min,
-			       st[2].max, st[1].median / st[0].median,
-			       st[2].median / st[0].median);
-			for (int m = 0; m < 3; m++)
-				fprintf(json, "%s{\"regions\":%u,\"threads\":%u,\"lookup\":\"%s\","
-					"\"ns_per_copy\":{\"median\":%.2f,\"min\":%.2f,\"max\":%.2f},"
-					"\"ratio_to_off\":%.3f}",
-					c || threads > 1 || m ? "," : "", counts[c], threads,
-					modes[m], st[m].median, st[m].min, st[m].max,
-					st[m].median / st[0].median);
-			fflush(stdout);
+		}
+		bench_progress("regions: %u done", counts[c]);
+	}
+	if (bench_report_open(&r, o, "regions"))
+		return 1;
+	bench_report_md(&r, "## regions: a bounds-checked %d-byte copy into pool memory\n\n"
+			"ns per copy, median of %u trials (min-max); the ratio is to bounds=off "
+			"in the same row.\n\n"
+			"| regions | threads | off | tree | fast | tree/off | fast/off |\n"
+			"|---:|---:|---:|---:|---:|---:|---:|\n", COPY_BYTES, o->trials);
+	for (unsigned c = 0; c < ncounts; c++) {
+		for (unsigned t = 0; t < 2; t++) {
+			struct bench_stat *s = st[c][t];
+
+			bench_report_md(&r, "| %u | %u | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) | "
+					"%.1f (%.1f-%.1f) | %.2f | %.2f |\n", counts[c], t + 1,
+					s[0].median, s[0].min, s[0].max, s[1].median, s[1].min,
+					s[1].max, s[2].median, s[2].min, s[2].max,
+					s[1].median / s[0].median, s[2].median / s[0].median);
+			for (int m = 0; m < 3; m++) {
+				snprintf(extra, sizeof(extra), "\"regions\":%u,\"threads\":%u",
+					 counts[c], t + 1);
+				bench_report_run(&r, "hdp-copy", modes[m], NULL, &s[m], NULL,
+						 s[m].median / s[0].median, extra);
+			}
 		}
 	}
-	fprintf(json, "]");
-	bench_json_close(o, json);
+	bench_report_md(&r, "\nfast at %u regions / fast at 1 region (1 thread): %.2f\n",
+			counts[ncounts - 1],
+			st[ncounts - 1][0][2].median / st[0][0][2].median);
+	bench_plot_begin(&r, "regions", "registered regions", "ns per checked copy (tree, 1 thread)");
+	for (unsigned c = 0; c < ncounts; c++)
+		bench_plot_point(&r, counts[c], st[c][0][1].median);
+	bench_plot_end(&r);
 	for (int i = 1; i < registered; i++)
 		hdp_region_unregister(ids[i]);
 	hdp_pool_free_burst(pool, objs, OBJS);
@@ -149,5 +159,5 @@ int bench_regions(const struct bench_opts *o)
 	munmap(arena, arena_len);
 	free(cfg);
 	free(ids);
-	return 0;
+	return bench_report_close(&r);
 }

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * hdp-bench: what each protection costs. Modes so far: regions (bounds
- * check cost against the number of registered regions). Figures are
- * medians of several trials with min and max, and ratios to "off" from
- * the same run.
+ * hdp-bench: what each protection costs, and hdp-fwd against the kernel.
+ * Figures are medians of several trials with min and max, and ratios to
+ * "off" from the same run.
  */
 #include "bench.h"
 
@@ -19,57 +18,32 @@
 
 #include "config.h"
 
-uint64_t bench_now_ns(void)
+/* compare drives namespaces, daemons and DPDK: the script next to us does it. */
+static int bench_compare(const struct bench_opts *o, const char *argv0)
 {
-	struct timespec ts;
+	char trials[16], script[4096];
+	const char *args[12];
+	int n = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-void bench_stat_of(double *s, unsigned n, struct bench_stat *out)
-{
-	qsort(s, n, sizeof(*s), cmp_double);
-	out->min = s[0];
-	out->max = s[n - 1];
-	out->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-FILE *bench_json_open(const struct bench_opts *o, const char *mode)
-{
-	char path[4096];
-	struct utsname u;
-	FILE *f;
-
-	if (!o->out_dir)
-		return fopen("/dev/null", "we");
-	snprintf(path, sizeof(path), "%s/results.json", o->out_dir);
-	f = fopen(path, "we");
-	if (!f) {
-		fprintf(stderr, "hdp-bench: %s: %s\n", path, strerror(errno));
-		return NULL;
+	(void)argv0;
+	snprintf(script, sizeof(script), "%s/bench/compare", HDP_SOURCE_DIR);
+	snprintf(trials, sizeof(trials), "%u", o->trials);
+	args[n++] = script;
+	if (o->quick)
+		args[n++] = "--quick";
+	if (o->trials_given) {
+		args[n++] = "--trials";
+		args[n++] = trials;
 	}
-	uname(&u);
-	fprintf(f, "{\"mode\":\"%s\",\"version\":\"%s\",\"machine\":{\"arch\":\"%s\","
-		"\"kernel\":\"%s\",\"cpus\":%ld,\"pinned_cpu\":%d},\"trials\":%u,",
-		mode, HDP_VERSION, u.machine, u.release, sysconf(_SC_NPROCESSORS_ONLN),
-		o->cpu, o->trials);
-	return f;
-}
-
-void bench_json_close(const struct bench_opts *o, FILE *f)
-{
-	fprintf(f, "}\n");
-	fclose(f);
-	if (o->out_dir)
-		printf("results: %s/results.json\n", o->out_dir);
+	if (o->out_dir) {
+		args[n++] = "--out";
+		args[n++] = o->out_dir;
+	}
+	args[n++] = NULL;
+	setenv("BUILD_DIR", HDP_BUILD_DIR, 0);
+	execv(script, (char *const *)args);
+	fprintf(stderr, "hdp-bench: %s: %s\n", script, strerror(errno));
+	return 1;
 }
 
 static void usage(FILE *f)
@@ -77,11 +51,16 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: hdp-bench MODE [--quick] [--trials N] [--out DIR] [--cpu N]\n"
 		"modes:\n"
+		"  micro     the forwarding pipeline over in-memory rings, per profile\n"
+		"            (off, bounds, bounds-tree, init, init-used, tag-1, tag-10, all)\n"
 		"  regions   bounds-checked copy cost against the number of regions,\n"
 		"            for bounds=off, bounds_lookup=tree and bounds_lookup=fast\n"
+		"  sample    slowdown against tag_sample (1 ... 64), micro pipeline\n"
+		"  compare   hdp-fwd profiles, kernel XDP redirect, dpdk-testpmd and the\n"
+		"            kernel socket path on the namespace topology (root)\n"
 		"options:\n"
 		"  --quick     a short run that still produces every figure\n"
-		"  --trials N  trials per figure (3..31, default 5; 3 with --quick)\n"
+		"  --trials N  trials per figure (3..31, default 5)\n"
 		"  --out DIR   write DIR/results.json\n"
 		"  --cpu N     pin the measuring thread to CPU N\n");
 }
@@ -107,6 +86,7 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			o.trials = (unsigned)strtoul(optarg, &end, 10);
+			o.trials_given = true;
 			if (*end || o.trials < 3 || o.trials > BENCH_TRIALS_MAX) {
 				fprintf(stderr, "hdp-bench: --trials '%s': expected 3 to %d\n",
 					optarg, BENCH_TRIALS_MAX);
@@ -138,7 +118,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!o.trials)
-		o.trials = o.quick ? 3 : 5;
+		o.trials = 5;
 	if (o.cpu >= 0) {
 		cpu_set_t set;
 
@@ -155,6 +135,12 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[optind], "regions") == 0)
 		return bench_regions(&o);
+	if (strcmp(argv[optind], "micro") == 0)
+		return bench_micro(&o);
+	if (strcmp(argv[optind], "sample") == 0)
+		return bench_sample(&o);
+	if (strcmp(argv[optind], "compare") == 0)
+		return bench_compare(&o, argv[0]);
 	fprintf(stderr, "hdp-bench: unknown mode '%s'\n", argv[optind]);
 	usage(stderr);
 	return 2;

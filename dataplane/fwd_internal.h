@@ -58,10 +58,13 @@ struct hdp_fwd {
 	_Atomic uint8_t *held;
 	uint32_t *used;			/* bytes of each frame the last RX wrote */
 	atomic_bool stop;
+	/* Loopback rings (hdp_fwd_create_loopback): memory the "kernel" uses. */
+	void *loop_mem;
 };
 
-/* The worker's loop (fwd_loop.c). */
+/* The worker's loop (fwd_loop.c); one pass of one direction. */
 void *fwd_worker_main(void *arg);
+unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d);
 
 /* Frames between the pool and the rings (fwd_frames.c). */
 unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n);

@@ -17,6 +17,8 @@
 
 static void kick_tx(struct fwd_port *out)
 {
+	if (out->fd < 0)
+		return;	/* loopback rings: nobody to wake */
 	/*
 	 * Copy mode sends at most 32 descriptors a call and says EAGAIN while
 	 * more wait: keep going for this burst's worth, or the TX ring fills.
@@ -38,7 +40,7 @@ static void kick_fill(struct fwd_port *in)
 	recvfrom(in->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 }
 
-static unsigned forward(struct hdp_fwd *f, struct fwd_dir *d)
+unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 {
 	struct fwd_port *in = d->in, *out = d->out;
 	struct xdp_desc good[HDP_FWD_BATCH_MAX];
@@ -151,7 +153,7 @@ void *fwd_worker_main(void *arg)
 		unsigned work = 0;
 
 		for (unsigned i = 0; i < w->ndirs; i++)
-			work += forward(f, &w->dirs[i]);
+			work += fwd_forward(f, &w->dirs[i]);
 		if (!work)
 			idle(f, w);
 	}

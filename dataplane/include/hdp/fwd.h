@@ -129,6 +129,18 @@ void hdp_fwd_join(struct hdp_fwd *f);
  */
 unsigned hdp_fwd_destroy(struct hdp_fwd *f);
 
+/*
+ * The same forwarder with its rings in plain memory and no kernel: for
+ * measuring the forwarding pipeline alone (hdp-bench micro). Each step
+ * plays the kernel (up to @burst packets of @pkt into every port's RX ring,
+ * completes every TX) around one real forwarding pass per port; returns the
+ * packets forwarded. Destroy returns the frames that did not come back.
+ */
+struct hdp_fwd *hdp_fwd_create_loopback(struct hdp_fwd_cfg *cfg);
+unsigned hdp_fwd_loopback_step(struct hdp_fwd *f, const uint8_t *pkt, uint32_t len,
+			       unsigned burst);
+unsigned hdp_fwd_loopback_destroy(struct hdp_fwd *f);
+
 struct hdp_pool *hdp_fwd_pool(struct hdp_fwd *f);
 unsigned hdp_fwd_nports(const struct hdp_fwd *f);
 const struct hdp_port_cfg *hdp_fwd_port_cfg(const struct hdp_fwd *f, unsigned i);

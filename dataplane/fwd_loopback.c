@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The forwarder with no kernel in the loop: each port's four rings live in
+ * plain memory, and hdp_fwd_loopback_step() plays the kernel's part (take
+ * frames from the fill ring, write a packet into each, post RX
+ * descriptors; complete whatever was put on the TX rings). The forwarding
+ * itself is the real thing, fwd_forward(), so hdp-bench micro measures the
+ * forwarder's own code path and its hardening, not a copy of it.
+ */
+#include "fwd_internal.h"
+
+#include <hdp/log.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADROOM 256	/* where copy-mode AF_XDP puts a packet in its chunk */
+
+struct ring_mem {
+	uint32_t producer HDP_CACHE_ALIGNED;
+	uint32_t consumer HDP_CACHE_ALIGNED;
+	uint32_t flags HDP_CACHE_ALIGNED;
+};
+
+struct loop_port {
+	struct ring_mem fill, comp, rx, tx;
+	uint64_t *fill_ring, *comp_ring;
+	struct xdp_desc *rx_ring, *tx_ring;
+};
+
+static void prod_init(struct xsk_ring_prod *r, struct ring_mem *m, void *ring,
+		      uint32_t size)
+{
+	*r = (struct xsk_ring_prod){
+		.cached_prod = 0, .cached_cons = size, .mask = size - 1, .size = size,
+		.producer = &m->producer, .consumer = &m->consumer, .ring = ring,
+		.flags = &m->flags,
+	};
+}
+
+static void cons_init(struct xsk_ring_cons *r, struct ring_mem *m, void *ring,
+		      uint32_t size)
+{
+	*r = (struct xsk_ring_cons){
+		.mask = size - 1, .size = size, .producer = &m->producer,
+		.consumer = &m->consumer, .ring = ring, .flags = &m->flags,
+	};
+}
+
+struct hdp_fwd *hdp_fwd_create_loopback(struct hdp_fwd_cfg *cfg)
+{
+	struct hdp_fwd *f = calloc(1, sizeof(*f));
+	struct loop_port *lp;
+	uint32_t rs = cfg->ring_size, fs = cfg->fill_size;
+
+	if (!f)
+		return NULL;
+	f->cfg = cfg;
+	f->nports = cfg->nports;
+	f->pool = hdp_pool_create(&(struct hdp_pool_params){
+		.name = HDP_FWD_UMEM_POOL, .obj_size = cfg->frame_size,
+		.obj_align = cfg->frame_size, .obj_count = cfg->frames,
+	});
+	lp = calloc(cfg->nports, sizeof(*lp));
+	f->loop_mem = lp;
+	if (!f->pool || !lp || hdp_pool_configure(f->pool, &cfg->harden))
+		goto err;
+	hdp_pool_layout(f->pool, &f->lay);
+	f->held = calloc(cfg->frames, sizeof(*f->held));
+	f->used = calloc(cfg->frames, sizeof(*f->used));
+	if (!f->held || !f->used)
+		goto err;
+	for (unsigned i = 0; i < f->nports; i++) {
+		struct fwd_port *p = &f->ports[i];
+
+		p->cfg = cfg->ports[i];
+		p->cfg.peer = cfg->ports[i].peer;
+		p->fd = -1;
+		lp[i].fill_ring = calloc(fs, sizeof(uint64_t));
+		lp[i].comp_ring = calloc(fs, sizeof(uint64_t));
+		lp[i].rx_ring = calloc(rs, sizeof(struct xdp_desc));
+		lp[i].tx_ring = calloc(rs, sizeof(struct xdp_desc));
+		if (!lp[i].fill_ring || !lp[i].comp_ring || !lp[i].rx_ring || !lp[i].tx_ring)
+			goto err;
+		prod_init(&p->fill, &lp[i].fill, lp[i].fill_ring, fs);
+		cons_init(&p->comp, &lp[i].comp, lp[i].comp_ring, fs);
+		cons_init(&p->rx, &lp[i].rx, lp[i].rx_ring, rs);
+		prod_init(&p->tx, &lp[i].tx, lp[i].tx_ring, rs);
+	}
+	for (unsigned i = 0; i < f->nports; i++)
+		while (fwd_fill(f, &f->ports[i], cfg->fill_size))
+			;
+	return f;
+err:
+	hdp_log(HDP_LOG_ERR, "cannot build the loopback forwarder");
+	hdp_fwd_loopback_destroy(f);
+	return NULL;
+}
+
+/* The kernel's RX: up to @n frames from the fill ring become packets. */
+static unsigned kernel_rx(struct hdp_fwd *f, unsigned port, const uint8_t *pkt,
+			  uint32_t len, unsigned n)
+{
+	struct loop_port *lp = &((struct loop_port *)f->loop_mem)[port];
+	uint32_t fs = f->cfg->fill_size, rs = f->cfg->ring_size, k;
+	uint32_t avail = lp->fill.producer - lp->fill.consumer;
+	uint32_t room = rs - (lp->rx.producer - lp->rx.consumer);
+
+	n = n < avail ? n : avail;
+	n = n < room ? n : room;
+	for (k = 0; k < n; k++) {
+		uint64_t addr = lp->fill_ring[(lp->fill.consumer + k) & (fs - 1)] + HEADROOM;
+
+		memcpy((char *)f->lay.base + addr, pkt, len);
+		lp->rx_ring[(lp->rx.producer + k) & (rs - 1)] =
+			(struct xdp_desc){ .addr = addr, .len = len };
+	}
+	__atomic_store_n(&lp->fill.consumer, lp->fill.consumer + n, __ATOMIC_RELEASE);
+	__atomic_store_n(&lp->rx.producer, lp->rx.producer + n, __ATOMIC_RELEASE);
+	return n;
+}
+
+/* The kernel's TX: everything on the TX ring is sent and completed. */
+static unsigned kernel_tx(struct hdp_fwd *f, unsigned port)
+{
+	struct loop_port *lp = &((struct loop_port *)f->loop_mem)[port];
+	uint32_t fs = f->cfg->fill_size, rs = f->cfg->ring_size;
+	uint32_t n = lp->tx.producer - lp->tx.consumer;
+	uint32_t room = fs - (lp->comp.producer - lp->comp.consumer);
+
+	n = n < room ? n : room;
+	for (uint32_t k = 0; k < n; k++)
+		lp->comp_ring[(lp->comp.producer + k) & (fs - 1)] =
+			lp->tx_ring[(lp->tx.consumer + k) & (rs - 1)].addr;
+	__atomic_store_n(&lp->tx.consumer, lp->tx.consumer + n, __ATOMIC_RELEASE);
+	__atomic_store_n(&lp->comp.producer, lp->comp.producer + n, __ATOMIC_RELEASE);
+	return n;
+}
+
+unsigned hdp_fwd_loopback_step(struct hdp_fwd *f, const uint8_t *pkt, uint32_t len,
+			       unsigned burst)
+{
+	unsigned moved = 0;
+
+	for (unsigned i = 0; i < f->nports; i++) {
+		struct fwd_dir d = { &f->ports[i], &f->ports[f->ports[i].cfg.peer] };
+
+		kernel_rx(f, i, pkt, len, burst);
+		moved += fwd_forward(f, &d);
+		kernel_tx(f, (unsigned)f->ports[i].cfg.peer);
+	}
+	return moved;
+}
+
+unsigned hdp_fwd_loopback_destroy(struct hdp_fwd *f)
+{
+	struct loop_port *lp;
+	struct hdp_pool_stats st;
+	unsigned lost = 0;
+
+	if (!f)
+		return 0;
+	lp = f->loop_mem;
+	if (f->pool) {
+		for (uint32_t idx = 0; f->held && idx < f->lay.obj_count; idx++) {
+			if (f->held[idx]) {
+				uint64_t addr = (uint64_t)idx * f->lay.obj_stride;
+
+				fwd_frames_free(f, &addr, 1);
+			}
+		}
+		hdp_pool_cache_flush(f->pool);
+		hdp_pool_stats_get(f->pool, &st);
+		lost = (unsigned)st.in_use;
+		hdp_pool_destroy(f->pool);
+	}
+	for (unsigned i = 0; lp && i < f->nports; i++) {
+		free(lp[i].fill_ring);
+		free(lp[i].comp_ring);
+		free(lp[i].rx_ring);
+		free(lp[i].tx_ring);
+	}
+	free(lp);
+	free((void *)f->held);
+	free(f->used);
+	free(f);
+	return lost;
+}
