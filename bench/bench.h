@@ -60,5 +60,6 @@ int bench_report_close(struct bench_report *r);
 int bench_regions(const struct bench_opts *o);
 int bench_micro(const struct bench_opts *o);
 int bench_sample(const struct bench_opts *o);
+int bench_sample_e2e(const struct bench_opts *o);
 
 #endif /* HDP_BENCH_H */

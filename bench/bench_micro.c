@@ -174,5 +174,8 @@ int bench_sample(const struct bench_opts *o)
 	}
 	bench_report_run(&r, "hdp-fwd", "off", NULL, &ns[0], &cyc[0], 1.0, NULL);
 	bench_plot_end(&r);
+	if (o->out_dir)
+		bench_report_md(&r, "\nEnd to end (root, dpdk-testpmd): e2e/results.md, the "
+				"ratio to off for each tag_sample.\n");
 	return bench_report_close(&r);
 }

@@ -12,20 +12,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "config.h"
 
-/* compare drives namespaces, daemons and DPDK: the script next to us does it. */
+/*
+ * compare drives namespaces, daemons and DPDK: the script next to us does
+ * it. First micro, in this process, into DIR/micro, so that the report can
+ * set each protection's added cost against the whole cost per packet.
+ */
 static int bench_compare(const struct bench_opts *o, const char *argv0)
 {
-	char trials[16], script[4096];
+	char trials[16], script[4096], micro_dir[4096];
 	const char *args[12];
 	int n = 0;
 
 	(void)argv0;
+	if (o->out_dir) {
+		struct bench_opts mo = *o;
+
+		snprintf(micro_dir, sizeof(micro_dir), "%s/micro", o->out_dir);
+		if (mkdir(micro_dir, 0755) && errno != EEXIST)
+			return 1;
+		mo.out_dir = micro_dir;
+		if (bench_micro(&mo))
+			return 1;
+	}
 	snprintf(script, sizeof(script), "%s/bench/compare", HDP_SOURCE_DIR);
 	snprintf(trials, sizeof(trials), "%u", o->trials);
 	args[n++] = script;
@@ -46,6 +61,42 @@ static int bench_compare(const struct bench_opts *o, const char *argv0)
 	return 1;
 }
 
+int bench_sample_e2e(const struct bench_opts *o)
+{
+	char script[4096], dir[4096];
+	const char *contenders = o->quick
+		? "hdp-off,hdp-tag-1,hdp-tag-10,hdp-tag-64"
+		: "hdp-off,hdp-tag-1,hdp-tag-2,hdp-tag-4,hdp-tag-8,hdp-tag-10,hdp-tag-16,hdp-tag-32,hdp-tag-64";
+	int status;
+	pid_t pid;
+
+	if (!o->out_dir || geteuid() != 0 || system("command -v dpdk-testpmd >/dev/null")) {
+		bench_progress("sample: end to end needs root, dpdk-testpmd and --out: skipped");
+		return 0;
+	}
+	snprintf(script, sizeof(script), "%s/bench/compare", HDP_SOURCE_DIR);
+	snprintf(dir, sizeof(dir), "%s/e2e", o->out_dir);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		setenv("BUILD_DIR", HDP_BUILD_DIR, 0);
+		if (o->quick)
+			execl(script, script, "--quick", "--contenders", contenders, "--out", dir,
+			      (char *)NULL);
+		else
+			execl(script, script, "--contenders", contenders, "--out", dir,
+			      (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "hdp-bench: sample: the end-to-end run failed\n");
+		return 1;
+	}
+	printf("end to end: %s/results.md (ratio_to_off per tag_sample)\n", dir);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -55,7 +106,8 @@ static void usage(FILE *f)
 		"            (off, bounds, bounds-tree, init, init-used, tag-1, tag-10, all)\n"
 		"  regions   bounds-checked copy cost against the number of regions,\n"
 		"            for bounds=off, bounds_lookup=tree and bounds_lookup=fast\n"
-		"  sample    slowdown against tag_sample (1 ... 64), micro pipeline\n"
+		"  sample    slowdown against tag_sample (1 ... 64): micro pipeline, and\n"
+		"            end to end through compare (root, with --out)\n"
 		"  compare   hdp-fwd profiles, kernel XDP redirect, dpdk-testpmd and the\n"
 		"            kernel socket path on the namespace topology (root)\n"
 		"options:\n"
@@ -138,7 +190,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[optind], "micro") == 0)
 		return bench_micro(&o);
 	if (strcmp(argv[optind], "sample") == 0)
-		return bench_sample(&o);
+		return bench_sample(&o) || bench_sample_e2e(&o);
 	if (strcmp(argv[optind], "compare") == 0)
 		return bench_compare(&o, argv[0]);
 	fprintf(stderr, "hdp-bench: unknown mode '%s'\n", argv[optind]);
