@@ -252,8 +252,7 @@ static void drain_tx(struct hdp_fwd *f)
 
 unsigned hdp_fwd_destroy(struct hdp_fwd *f)
 {
-	struct hdp_pool_stats st;
-	unsigned lost = 0;
+	unsigned lost;
 
 	if (!f)
 		return 0;
@@ -268,20 +267,7 @@ unsigned hdp_fwd_destroy(struct hdp_fwd *f)
 		xsk_umem__delete(f->umem);
 	for (unsigned i = 0; i < f->nprogs; i++)
 		hdp_xdp_prog_close(f->progs[i].prog);
-	if (f->pool) {
-		/* The sockets are gone: frames left in their rings are ours again. */
-		for (uint32_t idx = 0; f->held && idx < f->lay.obj_count; idx++) {
-			if (f->held[idx]) {
-				uint64_t addr = (uint64_t)idx * f->lay.obj_stride;
-
-				fwd_frames_free(f, &addr, 1);
-			}
-		}
-		hdp_pool_cache_flush(f->pool);
-		hdp_pool_stats_get(f->pool, &st);
-		lost = (unsigned)st.in_use;
-		hdp_pool_destroy(f->pool);
-	}
+	lost = fwd_frames_return_all(f);
 	free((void *)f->held);
 	free(f->used);
 	free(f);

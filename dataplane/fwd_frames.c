@@ -87,3 +87,24 @@ unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p)
 	p->tx_outstanding -= n < p->tx_outstanding ? n : p->tx_outstanding;
 	return n;
 }
+
+unsigned fwd_frames_return_all(struct hdp_fwd *f)
+{
+	struct hdp_pool_stats st;
+
+	if (!f->pool)
+		return 0;
+	/* The rings are gone: frames left in them are ours again. */
+	for (uint32_t idx = 0; f->held && idx < f->lay.obj_count; idx++) {
+		if (f->held[idx]) {
+			uint64_t addr = (uint64_t)idx * f->lay.obj_stride;
+
+			fwd_frames_free(f, &addr, 1);
+		}
+	}
+	hdp_pool_cache_flush(f->pool);
+	hdp_pool_stats_get(f->pool, &st);
+	hdp_pool_destroy(f->pool);
+	f->pool = NULL;
+	return (unsigned)st.in_use;
+}

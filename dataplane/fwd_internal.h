@@ -71,6 +71,8 @@ unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n);
 void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n);
 unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n);
 unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p);
+/* At the end: every held frame back, the pool destroyed; returns the lost. */
+unsigned fwd_frames_return_all(struct hdp_fwd *f);
 
 static inline void stat_add(_Atomic uint64_t *c, uint64_t n)
 {

@@ -156,25 +156,12 @@ unsigned hdp_fwd_loopback_step(struct hdp_fwd *f, const uint8_t *pkt, uint32_t l
 unsigned hdp_fwd_loopback_destroy(struct hdp_fwd *f)
 {
 	struct loop_port *lp;
-	struct hdp_pool_stats st;
-	unsigned lost = 0;
+	unsigned lost;
 
 	if (!f)
 		return 0;
 	lp = f->loop_mem;
-	if (f->pool) {
-		for (uint32_t idx = 0; f->held && idx < f->lay.obj_count; idx++) {
-			if (f->held[idx]) {
-				uint64_t addr = (uint64_t)idx * f->lay.obj_stride;
-
-				fwd_frames_free(f, &addr, 1);
-			}
-		}
-		hdp_pool_cache_flush(f->pool);
-		hdp_pool_stats_get(f->pool, &st);
-		lost = (unsigned)st.in_use;
-		hdp_pool_destroy(f->pool);
-	}
+	lost = fwd_frames_return_all(f);
 	for (unsigned i = 0; lp && i < f->nports; i++) {
 		free(lp[i].fill_ring);
 		free(lp[i].comp_ring);

@@ -2,8 +2,9 @@
 /* The forwarder's counters: per port and queue, the kernel's, the pools'. */
 #include "fwd_internal.h"
 
+#include <hdp/strbuf.h>
+
 #include <linux/if_xdp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -65,37 +66,17 @@ void hdp_fwd_totals(struct hdp_fwd *f, uint64_t *rx, uint64_t *tx, uint64_t *dro
 	}
 }
 
-struct out {
-	char *buf;
-	size_t len, used;
-};
-
-HDP_PRINTF(2, 3) static void put(struct out *o, const char *fmt, ...)
-{
-	size_t room = o->used < o->len ? o->len - o->used : 0;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? o->buf + o->used : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->used += (size_t)n;
-}
-
 #define U(x) ((unsigned long long)(x))
 
 int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
+	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
 	struct hdp_pool_stats st;
 	char pool[4096];
 
-	if (len)
-		buf[0] = '\0';
-	put(&o, "mode %s, %u ports, %u workers\n", hdp_fwd_mode_name(f->cfg->mode),
+	hdp_strbuf_printf(&o, "mode %s, %u ports, %u workers\n", hdp_fwd_mode_name(f->cfg->mode),
 	    f->nports, f->nworkers);
-	put(&o, "%-12s %12s %12s %10s %10s %10s %10s %10s %10s\n", "port", "rx",
+	hdp_strbuf_printf(&o, "%-12s %12s %12s %10s %10s %10s %10s %10s %10s\n", "port", "rx",
 	    "tx", "invalid", "runt", "tx_full", "fill_empty", "k_rx_drop",
 	    "wakeups");
 	for (unsigned i = 0; i < f->nports; i++) {
@@ -106,7 +87,7 @@ int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
 		hdp_fwd_port_kstats(f, i, &k);
 		snprintf(name, sizeof(name), "%s:%u", f->ports[i].cfg.ifname,
 			 f->ports[i].cfg.queue);
-		put(&o, "%-12s %12llu %12llu %10llu %10llu %10llu %10llu %10llu %10llu\n",
+		hdp_strbuf_printf(&o, "%-12s %12llu %12llu %10llu %10llu %10llu %10llu %10llu %10llu\n",
 		    name, U(R(s->rx_packets)), U(R(s->tx_packets)),
 		    U(R(s->drop_invalid_desc)), U(R(s->drop_runt)),
 		    U(R(s->drop_tx_full)), U(R(s->fill_empty)),
@@ -114,26 +95,24 @@ int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
 	}
 	hdp_pool_stats_get(f->pool, &st);
 	hdp_pool_stats_text(&st, pool, sizeof(pool));
-	put(&o, "%s", pool);
+	hdp_strbuf_printf(&o, "%s", pool);
 	return (int)o.used;
 }
 
 int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
+	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
 	struct hdp_pool_stats st;
 	char pool[4096];
 
-	if (len)
-		buf[0] = '\0';
-	put(&o, "{\"mode\":\"%s\",\"workers\":%u,\"ports\":[",
+	hdp_strbuf_printf(&o, "{\"mode\":\"%s\",\"workers\":%u,\"ports\":[",
 	    hdp_fwd_mode_name(f->cfg->mode), f->nworkers);
 	for (unsigned i = 0; i < f->nports; i++) {
 		struct hdp_port_stats *s = &f->ports[i].stats;
 		struct hdp_xsk_kstats k;
 
 		hdp_fwd_port_kstats(f, i, &k);
-		put(&o, "%s{\"ifname\":\"%s\",\"queue\":%u,\"peer\":\"%s\","
+		hdp_strbuf_printf(&o, "%s{\"ifname\":\"%s\",\"queue\":%u,\"peer\":\"%s\","
 			"\"rx_packets\":%llu,\"rx_bytes\":%llu,\"tx_packets\":%llu,"
 			"\"tx_bytes\":%llu,\"drops\":{\"invalid_desc\":%llu,\"runt\":%llu,"
 			"\"tx_full\":%llu,\"copy\":%llu},\"fill_empty\":%llu,"
@@ -152,6 +131,6 @@ int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 	}
 	hdp_pool_stats_get(f->pool, &st);
 	hdp_pool_stats_json(&st, pool, sizeof(pool));
-	put(&o, "],\"pools\":[%s]}", pool);
+	hdp_strbuf_printf(&o, "],\"pools\":[%s]}", pool);
 	return (int)o.used;
 }

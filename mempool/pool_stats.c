@@ -2,7 +2,8 @@
 /* Pool counters: summing the per-thread ones, and printing them. */
 #include "pool_internal.h"
 
-#include <stdarg.h>
+#include <hdp/strbuf.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -61,25 +62,6 @@ void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 }
 
 /* snprintf that keeps going after the buffer is full, counting. */
-struct out {
-	char *buf;
-	size_t len;
-	size_t used;
-};
-
-HDP_PRINTF(2, 3) static void put(struct out *o, const char *fmt, ...)
-{
-	size_t room = o->used < o->len ? o->len - o->used : 0;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? o->buf + o->used : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->used += (size_t)n;
-}
-
 #define U(x) ((unsigned long long)(x))
 
 /* "bounds,init_free,..." for the effective flags, or "none". */
@@ -89,29 +71,25 @@ static void flag_names(unsigned f, char *buf, size_t len)
 		"bounds", "bounds_tree", "init_alloc", "init_free", "init_used",
 		"init_check", "tag", "tag_mte",
 	};
-	size_t used = 0;
+	struct hdp_strbuf s = hdp_strbuf_init(buf, len);
 
-	buf[0] = '\0';
 	for (int i = 0; i < 8; i++)
-		if (f & (1u << i) && used < len)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-						 used ? "," : "", names[i]);
-	if (!used)
-		snprintf(buf, len, "none");
+		if (f & (1u << i))
+			hdp_strbuf_printf(&s, "%s%s", s.used ? "," : "", names[i]);
+	if (!s.used)
+		hdp_strbuf_printf(&s, "none");
 }
 
 int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
+	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
 	const struct hdp_harden_stats *h = &st->harden;
 	char flags[128];
 
 	flag_names(h->flags, flags, sizeof(flags));
 
-	if (len)
-		buf[0] = '\0';
 	/* Pool names are [A-Za-z0-9_-]: nothing to escape. */
-	put(&o, "{\"name\":\"%s\",\"obj_count\":%llu,\"obj_size\":%llu,"
+	hdp_strbuf_printf(&o, "{\"name\":\"%s\",\"obj_count\":%llu,\"obj_size\":%llu,"
 		"\"obj_stride\":%llu,\"in_use\":%llu,\"free_shared\":%llu,"
 		"\"free_cached\":%llu,\"allocs\":%llu,\"frees\":%llu,"
 		"\"alloc_fails\":%llu,\"cache_hits\":%llu,\"cache_misses\":%llu,"
@@ -133,10 +111,10 @@ int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 	    h->tag_sample_min, U(h->bytes_wiped), U(h->objs_tagged), U(h->checks),
 	    U(h->changes), (long long)h->changed_at);
 	for (int k = 0; k < HDP_V__COUNT; k++)
-		put(&o, "%s\"%s\":%llu", k ? "," : "",
+		hdp_strbuf_printf(&o, "%s\"%s\":%llu", k ? "," : "",
 		    hdp_violation_name((enum hdp_violation_kind)k),
 		    U(h->violations[k]));
-	put(&o, "}}}");
+	hdp_strbuf_printf(&o, "}}}");
 	return (int)o.used;
 }
 
@@ -151,35 +129,33 @@ static uint64_t total_violations(const struct hdp_harden_stats *h)
 
 int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
+	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
 	const struct hdp_harden_stats *h = &st->harden;
 	char flags[128];
 
-	if (len)
-		buf[0] = '\0';
-	put(&o, "pool %s: %llu objects of %llu bytes (stride %llu), %llu %s pages of %llu KiB%s\n",
+	hdp_strbuf_printf(&o, "pool %s: %llu objects of %llu bytes (stride %llu), %llu %s pages of %llu KiB%s\n",
 	    st->name, U(st->obj_count), U(st->obj_size), U(st->obj_stride),
 	    U(st->pages), hdp_mem_kind_name(st->mem), U(st->page_size >> 10),
 	    st->fallback ? " (fallback: no hugepages were free)" : "");
-	put(&o, "  in use %llu, free %llu shared + %llu cached, %llu thread caches\n",
+	hdp_strbuf_printf(&o, "  in use %llu, free %llu shared + %llu cached, %llu thread caches\n",
 	    U(st->in_use), U(st->free_shared), U(st->free_cached), U(st->caches));
-	put(&o, "  allocs %llu, frees %llu, alloc fails %llu, cache hits %llu, misses %llu\n",
+	hdp_strbuf_printf(&o, "  allocs %llu, frees %llu, alloc fails %llu, cache hits %llu, misses %llu\n",
 	    U(st->allocs), U(st->frees), U(st->alloc_fails), U(st->cache_hits),
 	    U(st->cache_misses));
 	flag_names(h->flags, flags, sizeof(flags));
-	put(&o, "  hardening: %s (tags %s, 1 in %u above %u bytes), on violation %s\n",
+	hdp_strbuf_printf(&o, "  hardening: %s (tags %s, 1 in %u above %u bytes), on violation %s\n",
 	    flags, h->tag_backend, h->tag_sample, h->tag_sample_min,
 	    hdp_policy_name(h->on_violation));
-	put(&o, "  profile: %s\n", h->profile);
+	hdp_strbuf_printf(&o, "  profile: %s\n", h->profile);
 	if (h->exclude[0])
-		put(&o, "  excluded: %s\n", h->exclude);
-	put(&o, "  wiped %llu bytes, tagged %llu objects, %llu checks, %llu profile changes\n",
+		hdp_strbuf_printf(&o, "  excluded: %s\n", h->exclude);
+	hdp_strbuf_printf(&o, "  wiped %llu bytes, tagged %llu objects, %llu checks, %llu profile changes\n",
 	    U(h->bytes_wiped), U(h->objs_tagged), U(h->checks), U(h->changes));
-	put(&o, "  violations:");
+	hdp_strbuf_printf(&o, "  violations:");
 	for (int k = 0; k < HDP_V__COUNT; k++)
 		if (h->violations[k])
-			put(&o, " %s %llu", hdp_violation_name((enum hdp_violation_kind)k),
+			hdp_strbuf_printf(&o, " %s %llu", hdp_violation_name((enum hdp_violation_kind)k),
 			    U(h->violations[k]));
-	put(&o, "%s\n", total_violations(h) ? "" : " none");
+	hdp_strbuf_printf(&o, "%s\n", total_violations(h) ? "" : " none");
 	return (int)o.used;
 }

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Appending formatted text to a fixed buffer, snprintf-style: writing
+ * stops at the end of the buffer, counting goes on, so the caller learns
+ * the length it would have needed. For stats and reports, never the fast path.
+ */
+#ifndef HDP_STRBUF_H
+#define HDP_STRBUF_H
+
+#include <stddef.h>
+
+#include <hdp/compiler.h>
+
+struct hdp_strbuf {
+	char *buf;
+	size_t len;	/* size of buf */
+	size_t used;	/* what was (or would have been) written */
+};
+
+static inline struct hdp_strbuf hdp_strbuf_init(char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	return (struct hdp_strbuf){ buf, len, 0 };
+}
+
+void hdp_strbuf_printf(struct hdp_strbuf *s, const char *fmt, ...) HDP_PRINTF(2, 3);
+
+#endif /* HDP_STRBUF_H */
