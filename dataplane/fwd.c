@@ -39,7 +39,8 @@ static struct hdp_xdp_prog *prog_for(struct hdp_fwd *f, const char *ifname)
 		hdp_xdp_prog_close(p);
 		return NULL;
 	}
-	snprintf(f->progs[f->nprogs].ifname, IF_NAMESIZE, "%s", ifname);
+	/* ifname may live inside *f: copy by hand, no overlapping snprintf. */
+	memcpy(f->progs[f->nprogs].ifname, ifname, strnlen(ifname, IF_NAMESIZE - 1));
 	f->progs[f->nprogs++].prog = p;
 	return p;
 }

@@ -36,6 +36,16 @@ static struct hdp_profile resolve(const char *pool)
 	return p;
 }
 
+/* Structs have padding: compare what a profile says, not its bytes. */
+static bool same_profile(const struct hdp_profile *a, const struct hdp_profile *b)
+{
+	char fa[256], fb[256];
+
+	hdp_profile_format(a, fa, sizeof(fa));
+	hdp_profile_format(b, fb, sizeof(fb));
+	return a->set == b->set && strcmp(fa, fb) == 0;
+}
+
 static void expect_string_error(const char *spec, const char *message)
 {
 	struct hdp_profile before = resolve("rx"), after;
@@ -46,7 +56,7 @@ static void expect_string_error(const char *spec, const char *message)
 	cr_assert(log_contains(message), "'%s': log lacks '%s':\n%s", spec, message,
 		  captured_logs());
 	after = resolve("rx");
-	cr_assert(memcmp(&before, &after, sizeof(before)) == 0,
+	cr_assert(same_profile(&before, &after),
 		  "a rejected string changed the configuration");
 }
 
@@ -266,8 +276,7 @@ Test(harden_profile, ini_errors_name_file_line_key_and_value)
 	cr_assert(log_contains("bad_value.ini:7: pool 'rx', key 'colour', value 'blue': unknown key"),
 		  "%s", captured_logs());
 	after = resolve("rx");
-	cr_assert(memcmp(&before, &after, sizeof(before)) == 0,
-		  "nothing is half configured");
+	cr_assert(same_profile(&before, &after), "nothing is half configured");
 }
 
 Test(harden_profile, ini_syntax_and_section_errors)

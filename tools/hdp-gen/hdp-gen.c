@@ -78,32 +78,38 @@ static uint16_t csum(const void *p, size_t n)
 	return (uint16_t)~sum;
 }
 
-/* Ethernet + IPv4 + UDP (when it fits), then the sequence number. */
+/*
+ * Ethernet + IPv4 + UDP (when it fits), then the sequence number. The
+ * headers are built in aligned locals and copied: at offset 14 of a frame
+ * an IPv4 header is not 4-byte aligned.
+ */
 static void build(uint8_t *f, unsigned size, const uint8_t *dst, const uint8_t *src,
 		  uint32_t seq)
 {
-	struct ether_header *eth = (void *)f;
-	struct iphdr *ip = (void *)(f + sizeof(*eth));
-	struct udphdr *udp = (void *)(ip + 1);
-	unsigned l3 = size > sizeof(*eth) ? size - (unsigned)sizeof(*eth) : 0;
+	struct ether_header eth = { .ether_type = htons(ETHERTYPE_IP) };
+	struct iphdr ip = { 0 };
+	struct udphdr udp = { 0 };
+	unsigned l3 = size > sizeof(eth) ? size - (unsigned)sizeof(eth) : 0;
 
 	memset(f, 0, size);
-	memcpy(eth->ether_dhost, dst, 6);
-	memcpy(eth->ether_shost, src, 6);
-	eth->ether_type = htons(ETHERTYPE_IP);
-	if (l3 >= sizeof(*ip) + sizeof(*udp) + 4) {
-		ip->version = 4;
-		ip->ihl = 5;
-		ip->ttl = 64;
-		ip->protocol = IPPROTO_UDP;
-		ip->tot_len = htons((uint16_t)l3);
-		ip->saddr = htonl(0xc6120001);	/* 198.18.0.1: benchmarking range */
-		ip->daddr = htonl(0xc6120002);
-		ip->check = csum(ip, sizeof(*ip));
-		udp->source = htons(9);
-		udp->dest = htons(9);
-		udp->len = htons((uint16_t)(l3 - sizeof(*ip)));
-		memcpy(udp + 1, &seq, 4);
+	memcpy(eth.ether_dhost, dst, 6);
+	memcpy(eth.ether_shost, src, 6);
+	memcpy(f, &eth, sizeof(eth));
+	if (l3 >= sizeof(ip) + sizeof(udp) + 4) {
+		ip.version = 4;
+		ip.ihl = 5;
+		ip.ttl = 64;
+		ip.protocol = IPPROTO_UDP;
+		ip.tot_len = htons((uint16_t)l3);
+		ip.saddr = htonl(0xc6120001);	/* 198.18.0.1: benchmarking range */
+		ip.daddr = htonl(0xc6120002);
+		ip.check = csum(&ip, sizeof(ip));
+		udp.source = htons(9);
+		udp.dest = htons(9);
+		udp.len = htons((uint16_t)(l3 - sizeof(ip)));
+		memcpy(f + sizeof(eth), &ip, sizeof(ip));
+		memcpy(f + sizeof(eth) + sizeof(ip), &udp, sizeof(udp));
+		memcpy(f + sizeof(eth) + sizeof(ip) + sizeof(udp), &seq, 4);
 	}
 }
 
