@@ -21,6 +21,7 @@
 #include "config.h"
 
 static struct hdp_fwd *running;
+static bool keep_caps;
 
 static void on_signal(int sig)
 {
@@ -47,6 +48,7 @@ static void usage(FILE *f)
 "  --ctl PATH            control socket for hdp-ctl (default %s; \"none\" for none)\n"
 "  --busy-poll           preferred busy polling (SO_PREFER_BUSY_POLL) instead of poll()\n"
 "  --frames N            UMEM frames (default 8192)\n"
+"  --keep-capabilities   do not drop every capability once set up (debugging)\n"
 "  --help, --version\n"
 "\n"
 "[global] keys: mode, ports, cores, duration, stats_interval, ctl_socket,\n"
@@ -95,6 +97,7 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 		{ "ctl", required_argument, NULL, 'x' },
 		{ "busy-poll", no_argument, NULL, 'b' },
 		{ "frames", required_argument, NULL, 'f' },
+		{ "keep-capabilities", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -141,6 +144,9 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 			break;
 		case 'b':
 			cfg->busy_poll = true;
+			break;
+		case 'K':
+			keep_caps = true;
 			break;
 		case 'f':
 			ret |= hdp_fwd_cfg_set_global(cfg, "frames", optarg, "--frames", 0);
@@ -224,6 +230,12 @@ int main(int argc, char **argv)
 		return 1;
 	running = f;
 	if (cfg.ctl_path[0] && !(ctl = hdp_ctl_open(cfg.ctl_path, f))) {
+		hdp_fwd_destroy(f);
+		return 1;
+	}
+	/* Set-up is over: nothing from here on needs a privilege. */
+	if (!keep_caps && hdp_fwd_drop_privileges()) {
+		hdp_ctl_close(ctl);
 		hdp_fwd_destroy(f);
 		return 1;
 	}

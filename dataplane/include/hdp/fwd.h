@@ -117,6 +117,13 @@ struct hdp_fwd;
 /* Build the forwarder: UMEM pool, programs, sockets. NULL + errno (logged). */
 struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg);
 
+/*
+ * Drop every capability of the calling thread (and all it creates later)
+ * and set no_new_privs. Call after hdp_fwd_create() and before
+ * hdp_fwd_start(): capabilities are per thread. 0 or a negative errno.
+ */
+int hdp_fwd_drop_privileges(void);
+
 /* Run the workers until hdp_fwd_stop(); 0 or a negative errno. */
 int hdp_fwd_start(struct hdp_fwd *f);
 void hdp_fwd_stop(struct hdp_fwd *f);	/* async-signal-safe */
