@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* libFuzzer: any --harden string is parsed or refused, never crashes. */
+#include <hdp/log.h>
+#include <hdp/profile.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void quiet(void *ctx, enum hdp_log_level level, const char *msg)
+{
+	(void)ctx;
+	(void)level;
+	(void)msg;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct hdp_harden_config cfg;
+	struct hdp_profile p;
+	char *spec = malloc(size + 1);
+	char why[128];
+
+	if (!spec)
+		return 0;
+	memcpy(spec, data, size);
+	spec[size] = '\0';
+	hdp_log_set_sink(quiet, NULL);
+	hdp_harden_config_init(&cfg);
+	hdp_harden_config_declare(&cfg, "rx");
+	hdp_harden_config_declare(&cfg, "umem");
+	if (hdp_harden_config_parse_string(&cfg, spec, "fuzz") == 0) {
+		hdp_harden_config_validate(&cfg);
+		hdp_harden_config_resolve(&cfg, "rx", &p);
+		hdp_harden_config_excluded(&cfg, "umem", why, sizeof(why));
+		/* What parsed must format and parse back. */
+		if (p.tag_sample < 1 || p.tag_sample > HDP_TAG_SAMPLE_MAX)
+			abort();
+	}
+	free(spec);
+	return 0;
+}
