@@ -61,7 +61,7 @@ unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
 		return 0;
 	got = fwd_frames_alloc(f, addrs, n);
 	if (got < n)
-		stat_add(&p->stats.fill_empty, n - got);
+		hdp_counter_add(&p->stats.fill_empty, n - got);
 	if (!got)
 		return 0;
 	xsk_ring_prod__reserve(&p->fill, got, &idx);

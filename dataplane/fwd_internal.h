@@ -3,6 +3,7 @@
 #ifndef HDP_DATAPLANE_FWD_INTERNAL_H
 #define HDP_DATAPLANE_FWD_INTERNAL_H
 
+#include <hdp/counter.h>
 #include <hdp/fwd.h>
 #include <hdp/xdp_prog.h>
 
@@ -73,11 +74,5 @@ unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n);
 unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p);
 /* At the end: every held frame back, the pool destroyed; returns the lost. */
 unsigned fwd_frames_return_all(struct hdp_fwd *f);
-
-static inline void stat_add(_Atomic uint64_t *c, uint64_t n)
-{
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
-			      memory_order_relaxed);
-}
 
 #endif /* HDP_DATAPLANE_FWD_INTERNAL_H */

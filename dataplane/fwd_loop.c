@@ -26,7 +26,7 @@ static void kick_tx(struct fwd_port *out)
 	for (uint32_t left = out->tx_outstanding + 32; left >= 32; left -= 32) {
 		if (!xsk_ring_prod__needs_wakeup(&out->tx))
 			return;
-		stat_add(&out->stats.wakeups, 1);
+		hdp_counter_add(&out->stats.wakeups, 1);
 		if (sendto(out->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0 || errno != EAGAIN)
 			return;
 	}
@@ -36,7 +36,7 @@ static void kick_fill(struct fwd_port *in)
 {
 	if (!xsk_ring_prod__needs_wakeup(&in->fill))
 		return;
-	stat_add(&in->stats.wakeups, 1);
+	hdp_counter_add(&in->stats.wakeups, 1);
 	recvfrom(in->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 }
 
@@ -74,12 +74,12 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 		good[ngood++] = desc;
 	}
 	xsk_ring_cons__release(&in->rx, n);
-	stat_add(&in->stats.rx_packets, n);
-	stat_add(&in->stats.rx_bytes, bytes);
+	hdp_counter_add(&in->stats.rx_packets, n);
+	hdp_counter_add(&in->stats.rx_bytes, bytes);
 	if (invalid)
-		stat_add(&in->stats.drop_invalid_desc, invalid);
+		hdp_counter_add(&in->stats.drop_invalid_desc, invalid);
 	if (runts)
-		stat_add(&in->stats.drop_runt, runts);
+		hdp_counter_add(&in->stats.drop_runt, runts);
 
 	room = xsk_prod_nb_free(&out->tx, ngood);
 	room = room < ngood ? room : ngood;
@@ -88,14 +88,14 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 			*xsk_ring_prod__tx_desc(&out->tx, tx_idx + i) = good[i];
 		xsk_ring_prod__submit(&out->tx, room);
 		out->tx_outstanding += room;
-		stat_add(&out->stats.tx_packets, room);
+		hdp_counter_add(&out->stats.tx_packets, room);
 		for (unsigned i = 0; i < room; i++)
-			stat_add(&out->stats.tx_bytes, good[i].len);
+			hdp_counter_add(&out->stats.tx_bytes, good[i].len);
 	} else {
 		room = 0;
 	}
 	if (room < ngood) {
-		stat_add(&out->stats.drop_tx_full, ngood - room);
+		hdp_counter_add(&out->stats.drop_tx_full, ngood - room);
 		for (unsigned i = room; i < ngood; i++)
 			drops[ndrops++] = good[i].addr;
 	}
@@ -133,7 +133,7 @@ static void idle(struct hdp_fwd *f, struct fwd_worker *w)
 		return;	/* recvfrom ran the receive work; spin on */
 	timeout = pending ? 1 : 100;
 	for (unsigned i = 0; i < w->ndirs; i++)
-		stat_add(&w->dirs[i].in->stats.wakeups, 1);
+		hdp_counter_add(&w->dirs[i].in->stats.wakeups, 1);
 	poll(fds, w->ndirs, timeout);
 }
 

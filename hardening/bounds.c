@@ -131,7 +131,7 @@ static int check(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 		ret = check_tags(hp, w, p, n);
 	}
 	if (t)
-		hcounter_add(&t->c.checks, checks);
+		hdp_counter_add(&t->c.checks, checks);
 	return ret;
 }
 
@@ -165,7 +165,7 @@ int hdp_harden_desc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 
 	if (hdp_hw_flags(w) & HDP_HF_BOUNDS) {
 		if (t)
-			hcounter_add(&t->c.checks, 1);
+			hdp_counter_add(&t->c.checks, 1);
 		if (hdp_unlikely(addr >= hp->objs_len)) {
 			snprintf(detail, sizeof(detail), "address %llu, the pool holds %zu bytes",
 				 (unsigned long long)addr, hp->objs_len);

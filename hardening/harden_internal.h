@@ -3,6 +3,7 @@
 #ifndef HDP_HARDENING_HARDEN_INTERNAL_H
 #define HDP_HARDENING_HARDEN_INTERNAL_H
 
+#include <hdp/counter.h>
 #include <hdp/harden.h>
 #include <hdp/tag.h>
 
@@ -36,12 +37,6 @@ static inline void meta_store(struct hdp_harden_pool *hp, uint32_t idx,
 			      uint32_t m)
 {
 	atomic_store_explicit(&hp->meta[idx], m, memory_order_relaxed);
-}
-
-static inline void hcounter_add(_Atomic uint64_t *c, uint64_t n)
-{
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
-			      memory_order_relaxed);
 }
 
 /* The tag the memory of object @idx has now (0: none or unknown). */

@@ -194,11 +194,11 @@ void hdp_harden_violation(struct hdp_harden_pool *hp, enum hdp_violation_kind ki
 void hdp_harden_counters_add(struct hdp_harden_counters *sum,
 			     const struct hdp_harden_counters *c)
 {
-	hcounter_add(&sum->bytes_wiped, atomic_load_explicit(&c->bytes_wiped,
+	hdp_counter_add(&sum->bytes_wiped, atomic_load_explicit(&c->bytes_wiped,
 							     memory_order_relaxed));
-	hcounter_add(&sum->objs_tagged, atomic_load_explicit(&c->objs_tagged,
+	hdp_counter_add(&sum->objs_tagged, atomic_load_explicit(&c->objs_tagged,
 							     memory_order_relaxed));
-	hcounter_add(&sum->checks, atomic_load_explicit(&c->checks,
+	hdp_counter_add(&sum->checks, atomic_load_explicit(&c->checks,
 							memory_order_relaxed));
 }
 

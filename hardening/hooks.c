@@ -70,9 +70,9 @@ void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 		meta_store(hp, idx, epoch << 16 | META_ALLOCATED | META_PREV(m) << 4 |
 			   (tag ? META_TAGGED | tag : 0));
 	}
-	hcounter_add(&t->c.bytes_wiped, wiped);
-	hcounter_add(&t->c.objs_tagged, tagged);
-	hcounter_add(&t->c.checks, checks);
+	hdp_counter_add(&t->c.bytes_wiped, wiped);
+	hdp_counter_add(&t->c.objs_tagged, tagged);
+	hdp_counter_add(&t->c.checks, checks);
 }
 
 HDP_COLD static void report_bad_free(struct hdp_harden_pool *hp, void *obj,
@@ -132,7 +132,7 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 			   ((flags & HDP_HF_INIT_FREE) ? META_WIPED : 0));
 		out[kept++] = obj;
 	}
-	hcounter_add(&t->c.bytes_wiped, wiped);
-	hcounter_add(&t->c.checks, checks);
+	hdp_counter_add(&t->c.bytes_wiped, wiped);
+	hdp_counter_add(&t->c.checks, checks);
 	return kept;
 }

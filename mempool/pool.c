@@ -392,7 +392,7 @@ unsigned pool_stack_push(struct hdp_pool *pool, void *const *src, unsigned n)
 		/* Already on the stack: the second free of one object. */
 		if (hdp_unlikely(pool->free_bitmap[idx / 64] & bit)) {
 			pool_violation(pool, HDP_V_DOUBLE_FREE, src[i]);
-			counter_add(&pool->double_frees_dropped, 1);
+			hdp_counter_add(&pool->double_frees_dropped, 1);
 			refused++;
 			continue;
 		}

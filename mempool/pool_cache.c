@@ -31,11 +31,11 @@ static void cache_retire_locked(struct hdp_pool *pool, struct pool_cache *c)
 {
 	pool_stack_push(pool, c->objs, c->len);
 	c->len = 0;
-	counter_add(&pool->retired.allocs, counter_read(&c->stats.allocs));
-	counter_add(&pool->retired.frees, counter_read(&c->stats.frees));
-	counter_add(&pool->retired.alloc_fails, counter_read(&c->stats.alloc_fails));
-	counter_add(&pool->retired.cache_hits, counter_read(&c->stats.cache_hits));
-	counter_add(&pool->retired.cache_misses, counter_read(&c->stats.cache_misses));
+	hdp_counter_add(&pool->retired.allocs, hdp_counter_read(&c->stats.allocs));
+	hdp_counter_add(&pool->retired.frees, hdp_counter_read(&c->stats.frees));
+	hdp_counter_add(&pool->retired.alloc_fails, hdp_counter_read(&c->stats.alloc_fails));
+	hdp_counter_add(&pool->retired.cache_hits, hdp_counter_read(&c->stats.cache_hits));
+	hdp_counter_add(&pool->retired.cache_misses, hdp_counter_read(&c->stats.cache_misses));
 	hdp_harden_tls_retire(&pool->hp, &c->hts);
 	*c->pprev = c->next;
 	if (c->next)
@@ -177,9 +177,9 @@ HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c,
 		}
 		pthread_mutex_unlock(&pool->lock);
 	}
-	counter_add(&c->stats.cache_misses, out);
+	hdp_counter_add(&c->stats.cache_misses, out);
 	if (out < n)
-		counter_add(&c->stats.alloc_fails, 1);
+		hdp_counter_add(&c->stats.alloc_fails, 1);
 	return out;
 }
 
@@ -192,10 +192,10 @@ HDP_COLD static unsigned alloc_uncached(struct hdp_pool *pool, void **objs,
 	pthread_mutex_lock(&pool->lock);
 	if (!bulk || pool->free_len >= n)
 		out = pool_stack_pop(pool, objs, n);
-	counter_add(&pool->retired.allocs, out);
-	counter_add(&pool->retired.cache_misses, out);
+	hdp_counter_add(&pool->retired.allocs, out);
+	hdp_counter_add(&pool->retired.cache_misses, out);
 	if (out < n)
-		counter_add(&pool->retired.alloc_fails, 1);
+		hdp_counter_add(&pool->retired.alloc_fails, 1);
 	pthread_mutex_unlock(&pool->lock);
 	return out;
 }
@@ -216,12 +216,12 @@ static inline unsigned alloc_n(struct hdp_pool *pool, void **objs, unsigned n,
 	if (hdp_likely(c->len >= n)) {
 		c->len -= n;
 		memcpy(objs, c->objs + c->len, sizeof(void *) * n);
-		counter_add(&c->stats.cache_hits, n);
+		hdp_counter_add(&c->stats.cache_hits, n);
 		out = n;
 	} else {
 		out = alloc_slow(pool, c, objs, n, bulk);
 	}
-	counter_add(&c->stats.allocs, out);
+	hdp_counter_add(&c->stats.allocs, out);
 	after_alloc(pool, &c->hts, objs, out);
 	return out;
 }
@@ -277,12 +277,12 @@ static void free_to_cache(struct hdp_pool *pool, struct pool_cache *c,
 		h->on_free(h->ctx, pool, objs, n);
 	if (hdp_unlikely(!c)) {
 		pthread_mutex_lock(&pool->lock);
-		counter_add(&pool->retired.frees, n);
+		hdp_counter_add(&pool->retired.frees, n);
 		pool_stack_push(pool, objs, n);
 		pthread_mutex_unlock(&pool->lock);
 		return;
 	}
-	counter_add(&c->stats.frees, n);
+	hdp_counter_add(&c->stats.frees, n);
 	if (hdp_likely(c->len + n <= c->cap)) {
 		memcpy(c->objs + c->len, objs, sizeof(void *) * n);
 		c->len += n;

@@ -8,12 +8,13 @@
 #include <stdint.h>
 
 #include <hdp/compiler.h>
+#include <hdp/counter.h>
 #include <hdp/harden.h>
 #include <hdp/pool.h>
 
 #include "mem_map.h"
 
-typedef _Atomic uint64_t pool_counter_t;
+typedef hdp_counter_t pool_counter_t;
 
 /* Counters written by one thread only, read by anyone. */
 struct pool_counters {
@@ -68,18 +69,6 @@ struct hdp_pool {
 	/* Hardening: its word sits on its own line, read by every burst. */
 	struct hdp_harden_pool hp HDP_CACHE_ALIGNED;
 };
-
-static inline void counter_add(pool_counter_t *c, uint64_t n)
-{
-	/* Single writer: a relaxed load and store, no locked instruction. */
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
-			      memory_order_relaxed);
-}
-
-static inline uint64_t counter_read(pool_counter_t *c)
-{
-	return atomic_load_explicit(c, memory_order_relaxed);
-}
 
 static inline uint32_t pool_index_of(const struct hdp_pool *pool, uintptr_t off)
 {

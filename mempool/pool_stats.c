@@ -13,11 +13,11 @@ struct totals {
 
 static void add_counters(struct totals *t, struct pool_counters *c)
 {
-	t->allocs += counter_read(&c->allocs);
-	t->frees += counter_read(&c->frees);
-	t->alloc_fails += counter_read(&c->alloc_fails);
-	t->cache_hits += counter_read(&c->cache_hits);
-	t->cache_misses += counter_read(&c->cache_misses);
+	t->allocs += hdp_counter_read(&c->allocs);
+	t->frees += hdp_counter_read(&c->frees);
+	t->alloc_fails += hdp_counter_read(&c->alloc_fails);
+	t->cache_hits += hdp_counter_read(&c->cache_hits);
+	t->cache_misses += hdp_counter_read(&c->cache_misses);
 }
 
 void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
@@ -36,7 +36,7 @@ void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 	}
 	out->free_shared = pool->free_len;
 	out->caches = pool->ncaches;
-	refused = counter_read(&pool->double_frees_dropped);
+	refused = hdp_counter_read(&pool->double_frees_dropped);
 	pthread_mutex_unlock(&pool->lock);
 
 	memcpy(out->name, pool->name, sizeof(out->name));
