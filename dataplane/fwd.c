@@ -92,20 +92,8 @@ static int open_port(struct hdp_fwd *f, struct fwd_port *p)
 /* l2 with no src_mac: the output interface's own address. */
 static void default_src_mac(struct fwd_port *p)
 {
-	char path[128];
-	unsigned v[6];
-	FILE *fp;
-
-	if (p->cfg.has_src_mac)
-		return;
-	snprintf(path, sizeof(path), "/sys/class/net/%s/address", p->cfg.ifname);
-	fp = fopen(path, "re");
-	if (fp && fscanf(fp, "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4],
-			 &v[5]) == 6)
-		for (int i = 0; i < 6; i++)
-			p->cfg.src_mac[i] = (uint8_t)v[i];
-	if (fp)
-		fclose(fp);
+	if (!p->cfg.has_src_mac)
+		hdp_mac_of_interface(p->cfg.ifname, p->cfg.src_mac);
 }
 
 static int create_pool(struct hdp_fwd *f)

@@ -236,22 +236,6 @@ int hdp_fwd_cfg_set_cores(struct hdp_fwd_cfg *cfg, const char *list,
 	return 0;
 }
 
-static int parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned v[6];
-	char tail;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4],
-		   &v[5], &tail) != 6)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++) {
-		if (v[i] > 0xff)
-			return -EINVAL;
-		mac[i] = (uint8_t)v[i];
-	}
-	return 0;
-}
-
 static int set_port_key(struct hdp_fwd_cfg *cfg, const char *section,
 			const char *key, const char *value, const char *source,
 			int line)
@@ -272,11 +256,11 @@ static int set_port_key(struct hdp_fwd_cfg *cfg, const char *section,
 		/* Resolved in hdp_fwd_cfg_check(), when every port is known. */
 		snprintf(p->peer_name, sizeof(p->peer_name), "%s:%u", peer, pq);
 	} else if (strcmp(key, "src_mac") == 0) {
-		if (parse_mac(value, p->src_mac))
+		if (hdp_mac_parse(value, p->src_mac))
 			return bad(source, line, section, key, value, "expected aa:bb:cc:dd:ee:ff");
 		p->has_src_mac = true;
 	} else if (strcmp(key, "dst_mac") == 0) {
-		if (parse_mac(value, p->dst_mac))
+		if (hdp_mac_parse(value, p->dst_mac))
 			return bad(source, line, section, key, value, "expected aa:bb:cc:dd:ee:ff");
 		p->has_dst_mac = true;
 	} else {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* libFuzzer: any hdp-fwd INI file is loaded or refused, never crashes. */
 #include <hdp/fwd.h>
-#include <hdp/log.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -9,14 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static void quiet(void *ctx, enum hdp_log_level level, const char *msg)
-{
-	(void)ctx;
-	(void)level;
-	(void)msg;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	hdp_log_set_sink(quiet, NULL);
+	fuzz_quiet();
 	hdp_fwd_cfg_defaults(&cfg);
 	if (hdp_fwd_cfg_load(&cfg, path) == 0)
 		hdp_fwd_cfg_check(&cfg);

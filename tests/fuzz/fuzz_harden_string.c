@@ -1,20 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* libFuzzer: any --harden string is parsed or refused, never crashes. */
-#include <hdp/log.h>
 #include <hdp/profile.h>
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void quiet(void *ctx, enum hdp_log_level level, const char *msg)
-{
-	(void)ctx;
-	(void)level;
-	(void)msg;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -27,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(spec, data, size);
 	spec[size] = '\0';
-	hdp_log_set_sink(quiet, NULL);
+	fuzz_quiet();
 	hdp_harden_config_init(&cfg);
 	hdp_harden_config_declare(&cfg, "rx");
 	hdp_harden_config_declare(&cfg, "umem");

@@ -6,20 +6,14 @@
  * with bounds on (drop policy) or off.
  */
 #include <hdp/fwd.h>
-#include <hdp/log.h>
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static struct hdp_pool *pool[2];
+#include "fuzz.h"
 
-static void quiet(void *ctx, enum hdp_log_level level, const char *msg)
-{
-	(void)ctx;
-	(void)level;
-	(void)msg;
-}
+static struct hdp_pool *pool[2];
 
 static struct hdp_pool *make(const char *name, const char *spec)
 {
@@ -37,13 +31,11 @@ static struct hdp_pool *make(const char *name, const char *spec)
 	return p;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hdp_port_cfg out = { .dst_mac = { 2, 0, 0, 0, 0, 2 } };
 
-	hdp_log_set_sink(quiet, NULL);
+	fuzz_quiet();
 	if (!pool[0]) {
 		pool[0] = make("umem", "on_violation=drop,tag=off");
 		pool[1] = make("umem2", "bounds=off,tag=off");

@@ -4,6 +4,8 @@
  * interface (AF_PACKET, sendmmsg in batches), for tests and the demo.
  * Frames carry a sequence number; --size below 60 makes runts.
  */
+#include <hdp/fwd.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -31,37 +33,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static int parse_mac(const char *s, uint8_t *mac)
-{
-	unsigned v[6];
-	char tail;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-		   &tail) != 6)
-		return -1;
-	for (int i = 0; i < 6; i++) {
-		if (v[i] > 0xff)
-			return -1;
-		mac[i] = (uint8_t)v[i];
-	}
-	return 0;
-}
-
-static void own_mac(const char *ifname, uint8_t *mac)
-{
-	char path[128];
-	FILE *f;
-	unsigned v[6];
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
-	f = fopen(path, "re");
-	if (f && fscanf(f, "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) == 6)
-		for (int i = 0; i < 6; i++)
-			mac[i] = (uint8_t)v[i];
-	if (f)
-		fclose(f);
 }
 
 static uint16_t csum(const void *p, size_t n)
@@ -169,11 +140,11 @@ int main(int argc, char **argv)
 				goto bad;
 			break;
 		case 'd':
-			if (parse_mac(optarg, dst))
+			if (hdp_mac_parse(optarg, dst))
 				goto bad;
 			break;
 		case 'S':
-			if (parse_mac(optarg, src))
+			if (hdp_mac_parse(optarg, src))
 				goto bad;
 			src_given = true;
 			break;
@@ -186,7 +157,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!src_given)
-		own_mac(ifname, src);
+		hdp_mac_of_interface(ifname, src);
 	sll.sll_ifindex = (int)if_nametoindex(ifname);
 	if (!sll.sll_ifindex) {
 		fprintf(stderr, "hdp-gen: interface %s: %s\n", ifname, strerror(errno));

@@ -79,6 +79,12 @@ int hdp_fwd_cfg_set_ports(struct hdp_fwd_cfg *cfg, const char *list,
 int hdp_fwd_cfg_set_cores(struct hdp_fwd_cfg *cfg, const char *list,
 			  const char *source);
 
+/* "aa:bb:cc:dd:ee:ff" to bytes: 0 or -EINVAL. */
+int hdp_mac_parse(const char *s, uint8_t mac[6]);
+
+/* The interface's own address (sysfs): 0 or a negative errno. */
+int hdp_mac_of_interface(const char *ifname, uint8_t mac[6]);
+
 int hdp_fwd_mode_parse(const char *name, enum hdp_fwd_mode *out);
 const char *hdp_fwd_mode_name(enum hdp_fwd_mode mode);
 
