@@ -3,6 +3,7 @@
 #include <hdp/ctl.h>
 #include <hdp/fwd.h>
 #include <hdp/log.h>
+#include <hdp/strbuf.h>
 
 #include <errno.h>
 #include <poll.h>
@@ -65,101 +66,110 @@ int hdp_ctl_fd(const struct hdp_ctl *c)
 }
 
 /* Errors from hdp_pool_set() go to the log: catch them for the reply. */
-struct capture {
-	char *buf;
-	size_t len, used;
-};
-
 static void capture_sink(void *ctx, enum hdp_log_level level, const char *msg)
 {
-	struct capture *cap = ctx;
-	int n;
-
-	if (level > HDP_LOG_WARN || cap->used >= cap->len)
-		return;
-	n = snprintf(cap->buf + cap->used, cap->len - cap->used, "error: %s\n", msg);
-	if (n > 0)
-		cap->used += (size_t)n;
+	if (level <= HDP_LOG_WARN)
+		hdp_strbuf_printf(ctx, "error: %s\n", msg);
 }
 
 static int pools_text(struct hdp_pool *pool, void *ctx)
 {
-	struct capture *cap = ctx;
 	struct hdp_pool_stats st;
-	int n;
+	char text[4096];
 
 	hdp_pool_stats_get(pool, &st);
-	n = hdp_pool_stats_text(&st, cap->buf + cap->used, cap->len - cap->used);
-	if (n > 0)
-		cap->used += (size_t)n < cap->len - cap->used ? (size_t)n
-							      : cap->len - cap->used - 1;
+	hdp_pool_stats_text(&st, text, sizeof(text));
+	hdp_strbuf_printf(ctx, "%s", text);
 	return 0;
 }
 
 static int pools_json(struct hdp_pool *pool, void *ctx)
 {
-	struct capture *cap = ctx;
+	struct hdp_strbuf *o = ctx;
 	struct hdp_pool_stats st;
-	int n;
+	char json[4096];
 
 	hdp_pool_stats_get(pool, &st);
-	if (cap->used > 1)
-		cap->buf[cap->used++] = ',';
-	n = hdp_pool_stats_json(&st, cap->buf + cap->used, cap->len - cap->used);
-	if (n > 0)
-		cap->used += (size_t)n < cap->len - cap->used ? (size_t)n
-							      : cap->len - cap->used - 1;
+	hdp_pool_stats_json(&st, json, sizeof(json));
+	hdp_strbuf_printf(o, "%s%s", o->used > 1 ? "," : "", json);
 	return 0;
 }
 
-int hdp_ctl_answer(struct hdp_fwd *f, const char *req, char *reply, size_t len)
+static int answer(struct hdp_fwd *f, const char *req, struct hdp_strbuf *o)
 {
 	char pool[64], key[64], value[64], extra;
-	struct capture cap = { reply, len, 0 };
 	struct hdp_pool *p;
+	int ret;
 
-	reply[0] = '\0';
-	if (strcmp(req, "stats") == 0)
-		return hdp_fwd_stats_text(f, reply, len);
+	if (strcmp(req, "stats") == 0) {
+		o->used = (size_t)hdp_fwd_stats_text(f, o->buf, o->len);
+		return 0;
+	}
 	if (strcmp(req, "stats json") == 0) {
-		hdp_fwd_stats_json(f, reply, len - 1);
-		strcat(reply, "\n");
+		o->used = (size_t)hdp_fwd_stats_json(f, o->buf, o->len);
+		hdp_strbuf_printf(o, "\n");
 		return 0;
 	}
 	if (strcmp(req, "pools") == 0) {
-		hdp_pool_foreach(pools_text, &cap);
+		hdp_pool_foreach(pools_text, o);
 		return 0;
 	}
 	if (strcmp(req, "pools json") == 0) {
-		cap.buf[cap.used++] = '[';
-		hdp_pool_foreach(pools_json, &cap);
-		snprintf(reply + cap.used, len - cap.used, "]\n");
+		hdp_strbuf_printf(o, "[");
+		hdp_pool_foreach(pools_json, o);
+		hdp_strbuf_printf(o, "]\n");
 		return 0;
 	}
 	if (sscanf(req, "set %63s %63s %63s %c", pool, key, value, &extra) == 3) {
 		p = hdp_pool_find(pool);
 		if (!p) {
-			snprintf(reply, len, "error: no pool is called '%s' (try: pools)\n", pool);
+			hdp_strbuf_printf(o, "error: no pool is called '%s' (try: pools)\n", pool);
 			return -ENOENT;
 		}
-		hdp_log_set_sink(capture_sink, &cap);
-		int ret = hdp_pool_set(p, key, value);
-
+		hdp_log_set_sink(capture_sink, o);
+		ret = hdp_pool_set(p, key, value);
 		hdp_log_set_sink(NULL, NULL);
 		if (ret == 0) {
-			snprintf(reply, len, "ok: pool %s: %s=%s\n", pool, key, value);
+			hdp_strbuf_printf(o, "ok: pool %s: %s=%s\n", pool, key, value);
 			hdp_log(HDP_LOG_INFO, "control: pool %s: %s=%s", pool, key, value);
-		} else if (!cap.used) {
-			snprintf(reply, len, "error: %s\n", strerror(-ret));
+		} else if (!o->used) {
+			hdp_strbuf_printf(o, "error: %s\n", strerror(-ret));
 		}
 		return ret;
 	}
 	if (strcmp(req, "help") == 0) {
-		snprintf(reply, len, "stats | stats json | pools | pools json | set POOL KEY VALUE\n");
+		hdp_strbuf_printf(o, "stats | stats json | pools | pools json | set POOL KEY VALUE\n");
 		return 0;
 	}
-	snprintf(reply, len, "error: unknown request '%.64s' (try: help)\n", req);
+	hdp_strbuf_printf(o, "error: unknown request '%.64s' (try: help)\n", req);
 	return -EINVAL;
+}
+
+char *hdp_ctl_request_line(char *buf, size_t got)
+{
+	if (got > HDP_CTL_REQUEST_MAX)
+		got = HDP_CTL_REQUEST_MAX;
+	buf[got] = '\0';
+	/* A NUL inside the line ends it too: what is answered is what is logged. */
+	buf[strcspn(buf, "\r\n")] = '\0';
+	return buf;
+}
+
+int hdp_ctl_answer(struct hdp_fwd *f, const char *req, char *reply, size_t len)
+{
+	struct hdp_strbuf o = hdp_strbuf_init(reply, len);
+	int ret;
+
+	if (!len)
+		return -ENOSPC;
+	ret = answer(f, req, &o);
+	/* Half a JSON document is worse than none: say what was cut instead. */
+	if (o.used >= len) {
+		snprintf(reply, len, "error: the reply needs %zu bytes, %zu given\n", o.used + 1,
+			 len);
+		return -ENOSPC;
+	}
+	return ret;
 }
 
 static bool peer_allowed(int fd)
@@ -203,8 +213,7 @@ void hdp_ctl_serve(struct hdp_ctl *c)
 		if (memchr(req, '\n', got))
 			break;
 	}
-	req[got] = '\0';
-	req[strcspn(req, "\r\n")] = '\0';
+	hdp_ctl_request_line(req, got);
 	if (got) {
 		size_t off = 0, len;
 

@@ -26,6 +26,12 @@ void hdp_ctl_serve(struct hdp_ctl *c);
 /* Stop listening and remove the socket file. NULL is fine. */
 void hdp_ctl_close(struct hdp_ctl *c);
 
+/*
+ * The request in the first @got bytes of @buf (which has room for
+ * HDP_CTL_REQUEST_MAX + 1): its first line, NUL-terminated in place.
+ */
+char *hdp_ctl_request_line(char *buf, size_t got);
+
 /* Answer one request into @reply (used by the server; exposed for tests). */
 int hdp_ctl_answer(struct hdp_fwd *f, const char *request, char *reply,
 		   size_t len);
