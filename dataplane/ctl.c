@@ -235,6 +235,9 @@ void hdp_ctl_close(struct hdp_ctl *c)
 	if (!c)
 		return;
 	close(c->fd);
-	unlink(c->path);
+	/* After --user, removal needs that user's write access to the directory. */
+	if (unlink(c->path) && errno != ENOENT)
+		hdp_log(HDP_LOG_WARN, "control socket %s left behind: %s (with --user, put it "
+			"in a directory that user may write)", c->path, strerror(errno));
 	free(c);
 }

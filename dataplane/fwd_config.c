@@ -4,6 +4,7 @@
 #include <hdp/log.h>
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,36 @@ static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 	return 0;
 }
 
+/*
+ * The user hdp-fwd becomes once set up: a name from the user database
+ * (its primary group goes with it) or a numeric uid, never root.
+ */
+static int set_user(struct hdp_fwd_cfg *cfg, const char *value, const char *source,
+		    int line)
+{
+	struct passwd *pw;
+	uint32_t id;
+
+	if (strlen(value) >= sizeof(cfg->user))
+		return bad(source, line, "global", "user", value, "name too long");
+	pw = getpwnam(value);
+	if (pw) {
+		cfg->uid = (uint32_t)pw->pw_uid;
+		cfg->gid = (uint32_t)pw->pw_gid;
+	} else if (parse_u32(value, 0, 0x7fffffff, &id) == 0) {
+		cfg->uid = cfg->gid = id;
+	} else {
+		return bad(source, line, "global", "user", value,
+			   "no such user (a name from the user database, or a number)");
+	}
+	if (cfg->uid == 0)
+		return bad(source, line, "global", "user", value,
+			   "that is root: nothing would be given up");
+	strcpy(cfg->user, value);
+	return 0;
+}
+
+
 static bool pow2(uint32_t v)
 {
 	return v && !(v & (v - 1));
@@ -131,6 +162,8 @@ int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
 		if (strlen(value) >= sizeof(cfg->huge_dir))
 			return bad(source, line, "global", key, value, "path too long");
 		strcpy(cfg->huge_dir, value);
+	} else if (strcmp(key, "user") == 0) {
+		return set_user(cfg, value, source, line);
 	} else {
 		snprintf(why, sizeof(why), "unknown key (see hdp-fwd --help)");
 		return bad(source, line, "global", key, value, why);

@@ -48,12 +48,13 @@ static void usage(FILE *f)
 "  --ctl PATH            control socket for hdp-ctl (default %s; \"none\" for none)\n"
 "  --busy-poll           preferred busy polling (SO_PREFER_BUSY_POLL) instead of poll()\n"
 "  --frames N            UMEM frames (default 8192)\n"
+"  --user NAME|UID       once set up, run as this user (its control socket too)\n"
 "  --keep-capabilities   do not drop every capability once set up (debugging)\n"
 "  --help, --version\n"
 "\n"
 "[global] keys: mode, ports, cores, duration, stats_interval, ctl_socket,\n"
 "busy_poll, busy_budget, frames, frame_size (2048|4096), batch, ring_size,\n"
-"fill_size, huge_dir. [port:IF] keys: peer, src_mac, dst_mac.\n"
+"fill_size, huge_dir, user. [port:IF] keys: peer, src_mac, dst_mac.\n"
 "Exit status: 0 clean stop, 1 runtime failure, 2 bad options or configuration.\n",
 		HDP_CTL_DEFAULT_PATH);
 }
@@ -98,6 +99,7 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 		{ "busy-poll", no_argument, NULL, 'b' },
 		{ "frames", required_argument, NULL, 'f' },
 		{ "keep-capabilities", no_argument, NULL, 'K' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -148,6 +150,9 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 		case 'K':
 			keep_caps = true;
 			break;
+		case 'u':
+			ret |= hdp_fwd_cfg_set_global(cfg, "user", optarg, "--user", 0);
+			break;
 		case 'f':
 			ret |= hdp_fwd_cfg_set_global(cfg, "frames", optarg, "--frames", 0);
 			break;
@@ -169,6 +174,10 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 	}
 	if (ret)
 		return 2;
+	if (keep_caps && cfg->user[0]) {
+		fprintf(stderr, "hdp-fwd: --user and --keep-capabilities contradict each other\n");
+		return 2;
+	}
 	if (harden && hdp_harden_config_parse_string(&cfg->harden, harden, "--harden"))
 		return 2;
 	return hdp_fwd_cfg_check(cfg) ? 2 : 0;
@@ -233,8 +242,16 @@ int main(int argc, char **argv)
 		hdp_fwd_destroy(f);
 		return 1;
 	}
+	/* The user hdp-fwd becomes keeps the use of its control socket. */
+	if (ctl && cfg.user[0] && chown(cfg.ctl_path, (uid_t)cfg.uid, (gid_t)cfg.gid)) {
+		fprintf(stderr, "hdp-fwd: control socket %s: cannot hand it to user %s: %s\n",
+			cfg.ctl_path, cfg.user, strerror(errno));
+		hdp_ctl_close(ctl);
+		hdp_fwd_destroy(f);
+		return 1;
+	}
 	/* Set-up is over: nothing from here on needs a privilege. */
-	if (!keep_caps && hdp_fwd_drop_privileges()) {
+	if (!keep_caps && hdp_fwd_drop_privileges(&cfg)) {
 		hdp_ctl_close(ctl);
 		hdp_fwd_destroy(f);
 		return 1;
@@ -250,6 +267,8 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < cfg.nports; i++)
 		printf("  %s:%u -> %s:%u\n", cfg.ports[i].ifname, cfg.ports[i].queue,
 		       cfg.ports[cfg.ports[i].peer].ifname, cfg.ports[cfg.ports[i].peer].queue);
+	if (cfg.user[0])
+		printf("  running as user %s (uid %u), no capabilities\n", cfg.user, cfg.uid);
 	fflush(stdout);
 
 	start = last_stats = now_s();

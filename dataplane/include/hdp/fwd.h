@@ -55,6 +55,8 @@ struct hdp_fwd_cfg {
 	uint32_t busy_budget;
 	char ctl_path[108];		/* control socket; "": none */
 	char huge_dir[256];		/* hugetlbfs mount for the UMEM, or "" */
+	char user[64];			/* run as this user once set up, or "" */
+	uint32_t uid, gid;		/* of user, resolved when it is set */
 	struct hdp_harden_config harden;
 };
 
@@ -128,7 +130,7 @@ struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg);
  * and set no_new_privs. Call after hdp_fwd_create() and before
  * hdp_fwd_start(): capabilities are per thread. 0 or a negative errno.
  */
-int hdp_fwd_drop_privileges(void);
+int hdp_fwd_drop_privileges(const struct hdp_fwd_cfg *cfg);
 
 /* Run the workers until hdp_fwd_stop(); 0 or a negative errno. */
 int hdp_fwd_start(struct hdp_fwd *f);
