@@ -153,12 +153,10 @@ struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg)
 		if (ret)
 			goto err;
 	}
-	for (unsigned i = 0; i < f->nports; i++) {
+	for (unsigned i = 0; i < f->nports; i++)
 		default_src_mac(&f->ports[i]);
-		/* Fill until the ring is full: the kernel needs frames to receive into. */
-		while (fwd_fill(f, &f->ports[i], cfg->fill_size))
-			;
-	}
+	/* The kernel needs frames to receive into. */
+	fwd_fill_all(f);
 	return f;
 
 err:

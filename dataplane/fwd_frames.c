@@ -47,16 +47,24 @@ void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n)
 	}
 }
 
-/* Top up a port's fill ring with up to @n frames from the pool. */
+/*
+ * Top up a port's fill ring with up to @n frames from the pool, never past
+ * its target: a port that receives nothing would otherwise soak up every
+ * frame that comes home, and starve the ports that do receive.
+ */
 unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
 {
 	uint64_t addrs[HDP_FWD_BATCH_MAX * 2];
-	uint32_t idx = 0;
+	uint32_t idx = 0, queued;
 	unsigned got;
 
+	queued = p->fill.size - xsk_prod_nb_free(&p->fill, p->fill.size);
+	if (queued >= p->fill_target)
+		return 0;
+	if (n > p->fill_target - queued)
+		n = p->fill_target - queued;
 	if (n > HDP_ARRAY_SIZE(addrs))
 		n = HDP_ARRAY_SIZE(addrs);
-	n = xsk_prod_nb_free(&p->fill, n) < n ? xsk_prod_nb_free(&p->fill, n) : n;
 	if (!n)
 		return 0;
 	got = fwd_frames_alloc(f, addrs, n);
@@ -69,6 +77,26 @@ unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
 		*xsk_ring_prod__fill_addr(&p->fill, idx + i) = addrs[i];
 	xsk_ring_prod__submit(&p->fill, got);
 	return got;
+}
+
+/*
+ * Fill every port's ring to its target. With frames for every ring, the
+ * target is the whole fill ring; with fewer, each port gets an equal share
+ * of half the frames, and the other half stays free for frames in flight.
+ */
+void fwd_fill_all(struct hdp_fwd *f)
+{
+	const struct hdp_fwd_cfg *cfg = f->cfg;
+	uint32_t share = cfg->frames / (2 * f->nports);
+
+	for (unsigned i = 0; i < f->nports; i++) {
+		struct fwd_port *p = &f->ports[i];
+
+		p->fill_target = cfg->frames >= f->nports * (cfg->fill_size + cfg->ring_size)
+					 ? cfg->fill_size : share;
+		while (fwd_fill(f, p, p->fill_target))
+			;
+	}
 }
 
 /* Give completed TX frames of @p back to the pool. */

@@ -22,6 +22,7 @@ struct fwd_port {
 	struct xsk_ring_prod tx HDP_CACHE_ALIGNED;
 	struct xsk_ring_cons comp;
 	uint32_t tx_outstanding;	/* sent, not yet completed */
+	uint32_t fill_target;		/* frames this port's fill ring may hold */
 	struct hdp_port_stats stats HDP_CACHE_ALIGNED;
 };
 
@@ -71,6 +72,7 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d);
 unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n);
 void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n);
 unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n);
+void fwd_fill_all(struct hdp_fwd *f);
 unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p);
 /* At the end: every held frame back, the pool destroyed; returns the lost. */
 unsigned fwd_frames_return_all(struct hdp_fwd *f);

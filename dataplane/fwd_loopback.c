@@ -88,9 +88,7 @@ struct hdp_fwd *hdp_fwd_create_loopback(struct hdp_fwd_cfg *cfg)
 		cons_init(&p->rx, &lp[i].rx, lp[i].rx_ring, rs);
 		prod_init(&p->tx, &lp[i].tx, lp[i].tx_ring, rs);
 	}
-	for (unsigned i = 0; i < f->nports; i++)
-		while (fwd_fill(f, &f->ports[i], cfg->fill_size))
-			;
+	fwd_fill_all(f);
 	return f;
 err:
 	hdp_log(HDP_LOG_ERR, "cannot build the loopback forwarder");
