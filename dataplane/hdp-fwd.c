@@ -21,11 +21,14 @@
 #include "config.h"
 
 static struct hdp_fwd *running;
+static volatile sig_atomic_t stop_requested;
 static bool keep_caps;
 
+/* A signal during set-up is remembered: nothing is running to stop yet. */
 static void on_signal(int sig)
 {
 	(void)sig;
+	stop_requested = 1;
 	if (running)
 		hdp_fwd_stop(running);
 }
@@ -256,6 +259,11 @@ int main(int argc, char **argv)
 		hdp_fwd_destroy(f);
 		return 1;
 	}
+	if (stop_requested) {
+		printf("hdp-fwd: stopped during set-up\n");
+		hdp_ctl_close(ctl);
+		return hdp_fwd_destroy(f) ? 1 : 0;
+	}
 	if (hdp_fwd_start(f)) {
 		hdp_ctl_close(ctl);
 		hdp_fwd_destroy(f);
@@ -273,7 +281,7 @@ int main(int argc, char **argv)
 
 	start = last_stats = now_s();
 	next_stats = start + cfg.stats_interval;
-	while (!hdp_fwd_stopping(f)) {
+	while (!hdp_fwd_stopping(f) && !stop_requested) {
 		struct pollfd pfd = { .fd = ctl ? hdp_ctl_fd(ctl) : -1, .events = POLLIN };
 		double t = now_s();
 
