@@ -100,6 +100,11 @@ static int set_user(struct hdp_fwd_cfg *cfg, const char *value, const char *sour
 }
 
 
+static int set_ports(struct hdp_fwd_cfg *cfg, const char *list, const char *source,
+		     int line);
+static int set_cores(struct hdp_fwd_cfg *cfg, const char *list, const char *source,
+		     int line);
+
 static bool pow2(uint32_t v)
 {
 	return v && !(v & (v - 1));
@@ -116,9 +121,9 @@ int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
 			return bad(source, line, "global", key, value,
 				   "expected io, macswap or l2");
 	} else if (strcmp(key, "cores") == 0) {
-		return hdp_fwd_cfg_set_cores(cfg, value, source);
+		return set_cores(cfg, value, source, line);
 	} else if (strcmp(key, "ports") == 0) {
-		return hdp_fwd_cfg_set_ports(cfg, value, source);
+		return set_ports(cfg, value, source, line);
 	} else if (strcmp(key, "frames") == 0) {
 		if (parse_u32(value, 256, 1u << 20, &cfg->frames))
 			return bad(source, line, "global", key, value,
@@ -204,27 +209,27 @@ static int parse_port(const char *spec, char *ifname, uint32_t *queue)
 	return 0;
 }
 
-int hdp_fwd_cfg_set_ports(struct hdp_fwd_cfg *cfg, const char *list,
-			  const char *source)
+static int set_ports(struct hdp_fwd_cfg *cfg, const char *list, const char *source,
+		     int line)
 {
 	char buf[512], *save = NULL, *tok, ifname[IF_NAMESIZE];
 	struct hdp_fwd_cfg next = *cfg;
 	uint32_t queue;
 
 	if (strlen(list) >= sizeof(buf))
-		return bad(source, 0, "global", "ports", list, "list too long");
+		return bad(source, line, "global", "ports", list, "list too long");
 	strcpy(buf, list);
 	next.nports = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		unsigned before = next.nports;
 
 		if (parse_port(tok, ifname, &queue))
-			return bad(source, 0, "global", "ports", list,
+			return bad(source, line, "global", "ports", list,
 				   "expected IF[:QUEUE],IF[:QUEUE]... (queues 0-63)");
 		if (!add_port(&next, ifname, queue))
-			return bad(source, 0, "global", "ports", list, "too many ports");
+			return bad(source, line, "global", "ports", list, "too many ports");
 		if (next.nports == before)
-			return bad(source, 0, "global", "ports", list, "a port is listed twice");
+			return bad(source, line, "global", "ports", list, "a port is listed twice");
 	}
 	/* Keep what [port:IF] sections said about ports still listed. */
 	for (unsigned i = 0; i < next.nports; i++)
@@ -237,15 +242,15 @@ int hdp_fwd_cfg_set_ports(struct hdp_fwd_cfg *cfg, const char *list,
 	return 0;
 }
 
-int hdp_fwd_cfg_set_cores(struct hdp_fwd_cfg *cfg, const char *list,
-			  const char *source)
+static int set_cores(struct hdp_fwd_cfg *cfg, const char *list, const char *source,
+		     int line)
 {
 	char buf[256], *save = NULL, *tok;
 	unsigned n = 0;
 	uint32_t lo, hi;
 
 	if (strlen(list) >= sizeof(buf))
-		return bad(source, 0, "global", "cores", list, "list too long");
+		return bad(source, line, "global", "cores", list, "list too long");
 	strcpy(buf, list);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *dash = strchr(tok, '-');
@@ -254,19 +259,31 @@ int hdp_fwd_cfg_set_cores(struct hdp_fwd_cfg *cfg, const char *list,
 			*dash = '\0';
 		if (parse_u32(tok, 0, 1023, &lo) ||
 		    (dash ? parse_u32(dash + 1, lo, 1023, &hi) : ((hi = lo), 0)))
-			return bad(source, 0, "global", "cores", list,
+			return bad(source, line, "global", "cores", list,
 				   "expected CPU numbers and ranges, e.g. 1 or 0,2 or 0-1");
 		for (uint32_t c = lo; c <= hi; c++) {
 			if (n == HDP_FWD_CORES_MAX)
-				return bad(source, 0, "global", "cores", list,
+				return bad(source, line, "global", "cores", list,
 					   "more than 16 workers");
 			cfg->cores[n++] = (int)c;
 		}
 	}
 	if (!n)
-		return bad(source, 0, "global", "cores", list, "no CPU given");
+		return bad(source, line, "global", "cores", list, "no CPU given");
 	cfg->ncores = n;
 	return 0;
+}
+
+int hdp_fwd_cfg_set_ports(struct hdp_fwd_cfg *cfg, const char *list,
+			  const char *source)
+{
+	return set_ports(cfg, list, source, 0);
+}
+
+int hdp_fwd_cfg_set_cores(struct hdp_fwd_cfg *cfg, const char *list,
+			  const char *source)
+{
+	return set_cores(cfg, list, source, 0);
 }
 
 static int set_port_key(struct hdp_fwd_cfg *cfg, const char *section,

@@ -26,14 +26,29 @@ struct ini_ctx {
 	void *other_ctx;
 };
 
+/*
+ * A line longer than libinih's buffer would reach it in pieces: the value
+ * cut short and the rest taken for a line of its own. Refuse it here, by
+ * its number, and hand libinih a comment in its place.
+ */
 static char *counting_reader(char *str, int num, void *stream)
 {
 	struct ini_ctx *c = stream;
 	char *s = fgets(str, num, c->f);
+	int ch;
 
-	if (s)
-		c->line++;
-	return s;
+	if (!s)
+		return s;
+	c->line++;
+	if (strchr(s, '\n') || feof(c->f))
+		return s;
+	while ((ch = fgetc(c->f)) != EOF && ch != '\n')
+		;
+	hdp_log(HDP_LOG_ERR, "%s:%d: line longer than %d characters", c->path, c->line,
+		num - 2);
+	c->errors++;
+	snprintf(str, (size_t)num, ";\n");
+	return str;
 }
 
 static int on_key(void *user, const char *section, const char *key,
