@@ -149,7 +149,8 @@ int hdp_harden_config_set(struct hdp_harden_config *cfg, bool from_string,
 		}
 		return set_exclude(&l->exclude, value, from_string, source, line);
 	}
-	if (pool && !is_known(cfg, pool)) {
+	if (pool && !is_known(cfg, pool) &&
+	    !(cfg->any_pool && hdp_harden_config_declare(cfg, pool) == 0)) {
 		config_error(from_string, source, line, pool, key, value,
 			     "no pool is called '%s'", pool);
 		return -EINVAL;

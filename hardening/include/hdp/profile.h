@@ -92,7 +92,12 @@ struct hdp_profile_layer {
 struct hdp_harden_config {
 	struct hdp_profile_layer file;
 	struct hdp_profile_layer string;
-	/* Pools the application declared; per-pool keys must name one. */
+	/*
+	 * Pools the application declared; per-pool keys must name one, unless
+	 * any_pool: pools are created later by someone else (DPDK), so any
+	 * valid name is taken at its word.
+	 */
+	bool any_pool;
 	unsigned nknown;
 	char known[HDP_PROFILE_POOLS_MAX][32];
 };

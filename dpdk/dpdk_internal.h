@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The `hdp` DPDK mempool driver's state for one DPDK mempool: its free
+ * objects in an rte_ring (as DPDK's ring driver keeps them), and hdp's
+ * hardening over the part of each object that holds data: the data room
+ * of an mbuf (never the mbuf header, never the private area), or the
+ * whole element of any other pool.
+ */
+#ifndef HDP_DPDK_INTERNAL_H
+#define HDP_DPDK_INTERNAL_H
+
+#include <hdp/dpdk.h>
+#include <hdp/harden.h>
+
+#include <rte_lcore.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
+
+struct hdp_dpdk_pool {
+	struct rte_mempool *mp;
+	struct rte_ring *ring;
+	struct hdp_harden_pool hp;	/* set up when the first object arrives */
+	bool hp_ready;			/* hp describes every object */
+	bool applied;			/* the profile is on: hooks run */
+	bool populating;		/* objects arrive: no hooks yet */
+	bool contiguous;		/* every object inside hp's span */
+	uint32_t *starts;		/* per index: offset of that object's area */
+	bool is_mbuf;
+	uint32_t populated;
+	size_t area_off;		/* hardened area: offset in the element */
+	size_t area_len;
+	struct hdp_profile profile;	/* resolved at alloc, applied at populate */
+	uint32_t excluded;
+	char why[128];
+	/* One hdp thread state per lcore, one shared by non-EAL threads. */
+	struct hdp_harden_tls tls[RTE_MAX_LCORE + 1];
+	rte_spinlock_t foreign_lock;
+	_Atomic uint64_t frees, allocs, rejected, enqueue_calls, dequeue_calls;
+	struct hdp_dpdk_pool *next;
+};
+
+/* HDP_CONFIG and HDP_HARDEN, read once: 0 or -EINVAL (logged). */
+int hdp_dpdk_config(const struct hdp_harden_config **out);
+
+/* Resolve the profile of the pool called @name; -EINVAL when refused. */
+int hdp_dpdk_profile_for(const char *name, struct hdp_profile *p, uint32_t *excluded,
+			 char *why, size_t why_len);
+
+/* The pools this process made with the driver, for telemetry and stats. */
+void hdp_dpdk_pools_add(struct hdp_dpdk_pool *pd);
+void hdp_dpdk_pools_remove(struct hdp_dpdk_pool *pd);
+void hdp_dpdk_pools_foreach(void (*fn)(struct hdp_dpdk_pool *pd, void *arg), void *arg);
+
+/* The driver's state of @mp, or NULL if @mp does not use the hdp ops. */
+struct hdp_dpdk_pool *hdp_dpdk_pool_of(const struct rte_mempool *mp);
+
+/* This thread's hdp state for @pd (lock held for non-EAL threads). */
+static inline struct hdp_harden_tls *hdp_dpdk_tls_get(struct hdp_dpdk_pool *pd)
+{
+	unsigned lcore = rte_lcore_id();
+
+	if (lcore < RTE_MAX_LCORE)
+		return &pd->tls[lcore];
+	rte_spinlock_lock(&pd->foreign_lock);
+	return &pd->tls[RTE_MAX_LCORE];
+}
+
+static inline void hdp_dpdk_tls_put(struct hdp_dpdk_pool *pd)
+{
+	if (rte_lcore_id() >= RTE_MAX_LCORE)
+		rte_spinlock_unlock(&pd->foreign_lock);
+}
+
+#endif /* HDP_DPDK_INTERNAL_H */

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Per-object zeroing for applications that keep DPDK's per-lcore cache:
+ * the cache serves most allocs and frees without the driver, so these
+ * wrappers apply the pool's init_on_alloc / init_on_free to each mbuf's
+ * data room on the application's side of the cache. Double-free and
+ * write-after-free checks stay in the driver, where objects are counted.
+ */
+#include "dpdk_internal.h"
+
+#include <hdp/counter.h>
+
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+/* The pool's zeroing flags, or 0 for pools that are not hdp's. */
+static unsigned zero_flags(struct hdp_dpdk_pool *pd)
+{
+	if (!pd || !pd->applied || !pd->is_mbuf)
+		return 0;
+	return hdp_hw_flags(hdp_harden_word(&pd->hp)) &
+	       (HDP_HF_INIT_ALLOC | HDP_HF_INIT_FREE | HDP_HF_INIT_USED);
+}
+
+static void wipe(struct hdp_dpdk_pool *pd, struct rte_mbuf *m, size_t len)
+{
+	struct hdp_harden_tls *t;
+
+	memset((char *)m + pd->area_off, 0, len);
+	t = hdp_dpdk_tls_get(pd);
+	hdp_counter_add(&t->c.bytes_wiped, len);
+	hdp_dpdk_tls_put(pd);
+}
+
+int hdp_dpdk_mbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **mbufs,
+			     unsigned count)
+{
+	struct hdp_dpdk_pool *pd = hdp_dpdk_pool_of(mp);
+	int ret = rte_pktmbuf_alloc_bulk(mp, mbufs, count);
+
+	if (ret == 0 && (zero_flags(pd) & HDP_HF_INIT_ALLOC))
+		for (unsigned i = 0; i < count; i++)
+			wipe(pd, mbufs[i], pd->area_len);
+	return ret;
+}
+
+struct rte_mbuf *hdp_dpdk_mbuf_alloc(struct rte_mempool *mp)
+{
+	struct rte_mbuf *m;
+
+	return hdp_dpdk_mbuf_alloc_bulk(mp, &m, 1) == 0 ? m : NULL;
+}
+
+/* One segment whose last reference is going: wipe it, then to the cache. */
+static void free_seg(struct rte_mbuf *m)
+{
+	struct hdp_dpdk_pool *pd;
+	unsigned flags;
+
+	m = rte_pktmbuf_prefree_seg(m);
+	if (!m)
+		return;
+	pd = hdp_dpdk_pool_of(m->pool);
+	flags = zero_flags(pd);
+	if (flags & HDP_HF_INIT_FREE) {
+		size_t len = pd->area_len;
+
+		if ((flags & HDP_HF_INIT_USED) && (size_t)m->data_off + m->data_len < len)
+			len = (size_t)m->data_off + m->data_len;
+		wipe(pd, m, len);
+	}
+	rte_mbuf_raw_free(m);
+}
+
+void hdp_dpdk_mbuf_free(struct rte_mbuf *m)
+{
+	while (m) {
+		struct rte_mbuf *next = m->next;
+
+		free_seg(m);
+		m = next;
+	}
+}
+
+void hdp_dpdk_mbuf_free_bulk(struct rte_mbuf **mbufs, unsigned count)
+{
+	for (unsigned i = 0; i < count; i++)
+		hdp_dpdk_mbuf_free(mbufs[i]);
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Per-pool counters and the effective profile, as a struct and as DPDK
+ * telemetry: /hdp/pools (every pool made with the hdp ops) and
+ * /hdp/pool,NAME (one pool, violations by kind), for dpdk-telemetry.py.
+ */
+#include "dpdk_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+static void gather(struct hdp_dpdk_pool *pd, struct hdp_harden_stats *hs)
+{
+	struct hdp_harden_counters live;
+
+	memset(&live, 0, sizeof(live));
+	for (unsigned i = 0; i <= RTE_MAX_LCORE; i++)
+		hdp_harden_counters_add(&live, &pd->tls[i].c);
+	hdp_harden_stats_get(&pd->hp, &live, hs);
+}
+
+static void fill(struct hdp_dpdk_pool *pd, struct hdp_dpdk_pool_stats *st)
+{
+	struct hdp_harden_stats hs;
+
+	memset(st, 0, sizeof(*st));
+	st->allocs = atomic_load_explicit(&pd->allocs, memory_order_relaxed);
+	st->frees = atomic_load_explicit(&pd->frees, memory_order_relaxed);
+	st->rejected = atomic_load_explicit(&pd->rejected, memory_order_relaxed);
+	st->in_pool = rte_ring_count(pd->ring);
+	st->is_mbuf = pd->is_mbuf;
+	st->area_off = pd->area_off;
+	st->area_len = pd->area_len;
+	if (!pd->hp_ready)
+		return;
+	gather(pd, &hs);
+	st->bytes_wiped = hs.bytes_wiped;
+	st->checks = hs.checks;
+	for (int k = 0; k < HDP_V__COUNT; k++)
+		st->violations += hs.violations[k];
+	st->double_frees = hs.violations[HDP_V_DOUBLE_FREE];
+	st->bad_frees = hs.violations[HDP_V_FREE_FOREIGN] + hs.violations[HDP_V_FREE_INTERIOR] +
+			hs.violations[HDP_V_FREE_PAST_END];
+	st->writes_after_free = hs.violations[HDP_V_WRITE_AFTER_FREE];
+	st->flags = hs.flags;
+	memcpy(st->exclude, hs.exclude, sizeof(st->exclude));
+}
+
+int hdp_dpdk_pool_stats_get(const struct rte_mempool *mp, struct hdp_dpdk_pool_stats *st)
+{
+	struct hdp_dpdk_pool *pd = hdp_dpdk_pool_of(mp);
+
+	if (!pd)
+		return -ENOENT;
+	fill(pd, st);
+	return 0;
+}
+
+static const char *on_off(unsigned flags, unsigned bit)
+{
+	return (flags & bit) ? "on" : "off";
+}
+
+/* One pool as a telemetry dict: counters, then the effective profile. */
+static void pool_dict(struct hdp_dpdk_pool *pd, struct rte_tel_data *d, bool by_kind)
+{
+	struct hdp_dpdk_pool_stats st;
+	const struct rte_mempool *mp = pd->mp;
+
+	fill(pd, &st);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "ops", HDP_DPDK_OPS_NAME);
+	rte_tel_data_add_dict_u64(d, "size", mp->size);
+	rte_tel_data_add_dict_u64(d, "cache_size", mp->cache_size);
+	rte_tel_data_add_dict_u64(d, "in_pool", st.in_pool);
+	rte_tel_data_add_dict_u64(d, "allocs", st.allocs);
+	rte_tel_data_add_dict_u64(d, "frees", st.frees);
+	rte_tel_data_add_dict_u64(d, "rejected", st.rejected);
+	rte_tel_data_add_dict_u64(d, "bytes_wiped", st.bytes_wiped);
+	rte_tel_data_add_dict_u64(d, "checks", st.checks);
+	rte_tel_data_add_dict_u64(d, "violations", st.violations);
+	rte_tel_data_add_dict_string(d, "hardened", st.is_mbuf ? "mbuf data room" : "whole object");
+	rte_tel_data_add_dict_u64(d, "area_offset", st.area_off);
+	rte_tel_data_add_dict_u64(d, "area_bytes", st.area_len);
+	rte_tel_data_add_dict_string(d, "init_on_alloc", on_off(st.flags, HDP_HF_INIT_ALLOC));
+	rte_tel_data_add_dict_string(d, "init_on_free",
+				     !(st.flags & HDP_HF_INIT_FREE) ? "off" :
+				     (st.flags & HDP_HF_INIT_USED) ? "used" : "on");
+	rte_tel_data_add_dict_string(d, "init_check", on_off(st.flags, HDP_HF_INIT_CHECK));
+	rte_tel_data_add_dict_string(d, "on_violation",
+				     hdp_policy_name(hdp_hw_policy(hdp_harden_word(&pd->hp))));
+	rte_tel_data_add_dict_string(d, "init_exclude", st.exclude[0] ? st.exclude : "-");
+	if (by_kind && pd->hp_ready) {
+		struct hdp_harden_stats hs;
+
+		gather(pd, &hs);
+		for (int k = 0; k < HDP_V__COUNT; k++)
+			rte_tel_data_add_dict_u64(d, hdp_violation_name((enum hdp_violation_kind)k),
+						  hs.violations[k]);
+	}
+}
+
+static void add_pool(struct hdp_dpdk_pool *pd, void *arg)
+{
+	struct rte_tel_data *d = arg, *one = rte_tel_data_alloc();
+
+	if (!one)
+		return;
+	pool_dict(pd, one, false);
+	rte_tel_data_add_dict_container(d, pd->mp->name, one, 0);
+}
+
+static int tel_pools(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	hdp_dpdk_pools_foreach(add_pool, d);
+	return 0;
+}
+
+struct find {
+	const char *name;
+	struct rte_tel_data *d;
+	bool found;
+};
+
+static void one_pool(struct hdp_dpdk_pool *pd, void *arg)
+{
+	struct find *f = arg;
+
+	if (!f->found && strcmp(pd->mp->name, f->name) == 0) {
+		pool_dict(pd, f->d, true);
+		f->found = true;
+	}
+}
+
+static int tel_pool(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct find f = { params, d, false };
+
+	(void)cmd;
+	if (!params || !*params)
+		return -EINVAL;
+	hdp_dpdk_pools_foreach(one_pool, &f);
+	return f.found ? 0 : -ENOENT;
+}
+
+RTE_INIT(hdp_dpdk_telemetry)
+{
+	rte_telemetry_register_cmd("/hdp/pools", tel_pools,
+				   "Every hdp-hardened mempool: counters and effective profile.");
+	rte_telemetry_register_cmd("/hdp/pool", tel_pool,
+				   "One hdp-hardened mempool, violations by kind. Parameter: pool name");
+}

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The "hdp" mempool ops. Free objects live in an rte_ring, as with DPDK's
+ * ring driver; what hdp adds runs as objects cross the driver: on the way
+ * in (enqueue = free) foreign and interior pointers and double frees are
+ * refused and the data area is wiped (init_on_free); on the way out
+ * (dequeue = alloc) it is checked still zero (init_check) or wiped
+ * (init_on_alloc). For an mbuf pool the data area is the data room only:
+ * the header must survive a free, since rte_mbuf_raw_alloc does not set
+ * it up again.
+ *
+ * hdp's per-object state wants the objects in one chunk of memory: DPDK
+ * gives one with EAL --iova-mode=va (with pa, only if it finds one
+ * IOVA-contiguous run; else pool creation fails and says so). Objects
+ * arriving during populate skip the hooks: their mbuf headers are written
+ * (rte_pktmbuf_init) only after they are "free".
+ */
+#include "dpdk_internal.h"
+
+#include <hdp/log.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#define OBJS_MAX 512	/* RTE_MEMPOOL_CACHE_MAX_SIZE: the largest bulk */
+
+static size_t elt_stride(const struct rte_mempool *mp)
+{
+	return mp->header_size + mp->elt_size + mp->trailer_size;
+}
+
+/* rte_pktmbuf_pool_create* fills the private area before the ops' alloc. */
+static bool looks_like_mbuf_pool(struct rte_mempool *mp, size_t *room, size_t *priv)
+{
+	const struct rte_pktmbuf_pool_private *pp;
+
+	if (mp->private_data_size < sizeof(*pp))
+		return false;
+	pp = rte_mempool_get_priv(mp);
+	*room = pp->mbuf_data_room_size;
+	*priv = pp->mbuf_priv_size;
+	return pp->flags == 0 && *room &&
+	       mp->elt_size == RTE_ALIGN_CEIL(sizeof(struct rte_mbuf) + *priv + *room, 8);
+}
+
+static int hdp_ops_alloc(struct rte_mempool *mp)
+{
+	char ring_name[RTE_RING_NAMESIZE];
+	struct hdp_dpdk_pool *pd;
+	size_t room, priv;
+
+	pd = rte_zmalloc_socket("hdp_mempool", sizeof(*pd), RTE_CACHE_LINE_SIZE,
+				mp->socket_id);
+	if (!pd)
+		return -ENOMEM;
+	if (hdp_dpdk_profile_for(mp->name, &pd->profile, &pd->excluded, pd->why,
+				 sizeof(pd->why))) {
+		rte_free(pd);
+		return -EINVAL;
+	}
+	/* Mempool names are shorter than RTE_MEMPOOL_NAMESIZE: this fits. */
+	snprintf(ring_name, sizeof(ring_name), "H_%.*s", (int)RTE_MEMPOOL_NAMESIZE - 1, mp->name);
+	pd->ring = rte_ring_create(ring_name, rte_align32pow2(mp->size + 1), mp->socket_id,
+				   0);
+	if (!pd->ring) {
+		hdp_log(HDP_LOG_ERR, "mempool %s: cannot make its ring: %s", mp->name,
+			rte_strerror(rte_errno));
+		rte_free(pd);
+		return -rte_errno;
+	}
+	pd->mp = mp;
+	pd->is_mbuf = looks_like_mbuf_pool(mp, &room, &priv);
+	pd->area_off = pd->is_mbuf ? sizeof(struct rte_mbuf) + priv : 0;
+	pd->area_len = pd->is_mbuf ? room : mp->elt_size;
+	pd->contiguous = true;
+	rte_spinlock_init(&pd->foreign_lock);
+	mp->pool_data = pd;
+	hdp_dpdk_pools_add(pd);
+	return 0;
+}
+
+static void hdp_ops_free(struct rte_mempool *mp)
+{
+	struct hdp_dpdk_pool *pd = mp->pool_data;
+
+	if (!pd)
+		return;
+	hdp_dpdk_pools_remove(pd);
+	rte_ring_free(pd->ring);
+	if (pd->hp_ready)
+		hdp_harden_pool_fini(&pd->hp);
+	rte_free(pd->starts);
+	rte_free(pd);
+	mp->pool_data = NULL;
+}
+
+struct populate_ctx {
+	struct hdp_dpdk_pool *pd;
+	rte_mempool_populate_obj_cb_t *obj_cb;
+	void *obj_cb_arg;
+};
+
+/*
+ * DPDK keeps objects from straddling a page, so they are not evenly spaced:
+ * hdp indexes each by its distance from the first divided by the stride
+ * (distinct, since objects do not overlap) and remembers where each one
+ * starts, to tell an object from a pointer into one.
+ */
+static void note_object(struct rte_mempool *mp, void *opaque, void *obj, rte_iova_t iova)
+{
+	struct populate_ctx *c = opaque;
+	struct hdp_dpdk_pool *pd = c->pd;
+	uintptr_t area = (uintptr_t)obj + pd->area_off;
+
+	if (pd->hp_ready && area >= pd->hp.base && area - pd->hp.base < pd->hp.objs_len) {
+		uintptr_t off = area - pd->hp.base;
+
+		pd->starts[off / pd->hp.stride] = (uint32_t)off;
+	} else {
+		pd->contiguous = false;
+	}
+	pd->populated++;
+	c->obj_cb(mp, c->obj_cb_arg, obj, iova);
+}
+
+static int hdp_ops_populate(struct rte_mempool *mp, unsigned int max_objs, void *vaddr,
+			    rte_iova_t iova, size_t len, rte_mempool_populate_obj_cb_t *obj_cb,
+			    void *obj_cb_arg)
+{
+	struct hdp_dpdk_pool *pd = mp->pool_data;
+	struct populate_ctx c = { pd, obj_cb, obj_cb_arg };
+	char text[256];
+	int n;
+
+	if (pd->hp_ready) {
+		hdp_log(HDP_LOG_ERR, "mempool %s: DPDK gave its objects in more than one chunk of "
+			"memory, which hdp cannot index (with EAL --iova-mode=pa it must find one "
+			"IOVA-contiguous chunk: try --iova-mode=va)", mp->name);
+		return -EINVAL;
+	}
+	/* The whole chunk, from where the first object's area can start. */
+	struct hdp_harden_pool_desc d = {
+		.name = mp->name, .base = (uintptr_t)vaddr + mp->header_size + pd->area_off,
+		.obj_size = pd->area_len, .obj_stride = elt_stride(mp),
+		.obj_count = (uint32_t)(len / elt_stride(mp) + 1),
+		.on_violation = pd->profile.on_violation,
+	};
+	pd->starts = rte_malloc("hdp_starts", d.obj_count * sizeof(*pd->starts), 0);
+	if (!pd->starts || hdp_harden_pool_init(&pd->hp, &d))
+		return -ENOMEM;
+	memset(pd->starts, 0xff, d.obj_count * sizeof(*pd->starts));
+	pd->hp_ready = true;
+	pd->populating = true;
+	n = rte_mempool_op_populate_helper(mp, 0, max_objs, vaddr, iova, len, note_object, &c);
+	pd->populating = false;
+	if (n < 0)
+		return n;
+	if (!pd->contiguous) {
+		hdp_log(HDP_LOG_ERR, "mempool %s: an object lies outside the chunk DPDK gave; "
+			"hdp cannot track it", mp->name);
+		return -EINVAL;
+	}
+	if (pd->populated < mp->size)
+		return n;
+	if (hdp_harden_pool_apply(&pd->hp, &pd->profile, pd->excluded, pd->why))
+		return -EINVAL;
+	pd->applied = true;
+	hdp_profile_format(&pd->hp.current, text, sizeof(text));
+	hdp_log(HDP_LOG_INFO, "mempool %s (%s, %u objects): %s%s%s", mp->name,
+		pd->is_mbuf ? "mbufs: data room hardened, headers untouched" : "whole objects",
+		mp->size, text, pd->why[0] ? "; excluded: " : "", pd->why);
+	return n;
+}
+
+/*
+ * Where the hardened area of @obj is; HDP_V__COUNT when @obj is one of this
+ * pool's objects, else the kind of bad free it is.
+ */
+static enum hdp_violation_kind area_of(struct hdp_dpdk_pool *pd, void *obj, void **area)
+{
+	uintptr_t a = (uintptr_t)obj + pd->area_off, off = a - pd->hp.base;
+
+	*area = (void *)a;
+	if (a < pd->hp.base || off >= pd->hp.objs_len)
+		return HDP_V_FREE_FOREIGN;
+	return pd->starts[off / pd->hp.stride] == off ? HDP_V__COUNT : HDP_V_FREE_INTERIOR;
+}
+
+/* For init_on_free=used: what this mbuf says it holds, if its header is sane. */
+static uint32_t used_of(struct hdp_dpdk_pool *pd, void *obj)
+{
+	struct rte_mbuf *m = obj;
+	uint32_t used;
+
+	if (!pd->is_mbuf || m->pool != pd->mp ||
+	    m->buf_addr != (char *)obj + pd->area_off)
+		return (uint32_t)pd->area_len;
+	used = (uint32_t)m->data_off + m->data_len;
+	return used < pd->area_len ? used : (uint32_t)pd->area_len;
+}
+
+static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned int n)
+{
+	struct hdp_dpdk_pool *pd = mp->pool_data;
+	void *areas[OBJS_MAX], *kept[OBJS_MAX];
+	uint32_t used[OBJS_MAX];
+	struct hdp_harden_tls *t;
+	uint64_t w;
+
+	if (pd->populating || !pd->applied)
+		return rte_ring_mp_enqueue_bulk(pd->ring, objs, n, NULL) ? 0 : -ENOBUFS;
+	atomic_fetch_add_explicit(&pd->enqueue_calls, 1, memory_order_relaxed);
+	w = hdp_harden_word(&pd->hp);
+	while (n) {
+		unsigned k = n < OBJS_MAX ? n : OBJS_MAX, good = 0, out;
+
+		for (unsigned i = 0; i < k; i++) {
+			enum hdp_violation_kind bad = area_of(pd, objs[i], &areas[good]);
+
+			if (hdp_unlikely(bad != HDP_V__COUNT)) {
+				hdp_harden_violation(&pd->hp, bad, objs[i], 0,
+						     "not an object of this DPDK mempool");
+				continue;
+			}
+			used[good++] = used_of(pd, objs[i]);
+		}
+		t = hdp_dpdk_tls_get(pd);
+		out = hdp_harden_on_free(&pd->hp, t, w, areas, used, kept, good);
+		hdp_dpdk_tls_put(pd);
+		for (unsigned i = 0; i < out; i++)
+			kept[i] = (char *)kept[i] - pd->area_off;
+		if (out && !rte_ring_mp_enqueue_bulk(pd->ring, kept, out, NULL))
+			return -ENOBUFS;
+		atomic_fetch_add_explicit(&pd->frees, out, memory_order_relaxed);
+		if (out < k)
+			atomic_fetch_add_explicit(&pd->rejected, k - out, memory_order_relaxed);
+		objs += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static int hdp_ops_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
+{
+	struct hdp_dpdk_pool *pd = mp->pool_data;
+	struct hdp_harden_tls *t;
+	uint64_t w;
+
+	if (!rte_ring_mc_dequeue_bulk(pd->ring, objs, n, NULL))
+		return -ENOBUFS;
+	if (!pd->applied)
+		return 0;
+	atomic_fetch_add_explicit(&pd->dequeue_calls, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&pd->allocs, n, memory_order_relaxed);
+	w = hdp_harden_word(&pd->hp);
+	if (!(hdp_hw_flags(w) & HDP_HF_HOOKS))
+		return 0;
+	t = hdp_dpdk_tls_get(pd);
+	for (unsigned i = 0; i < n; i += OBJS_MAX) {
+		void *areas[OBJS_MAX];
+		unsigned k = n - i < OBJS_MAX ? n - i : OBJS_MAX;
+
+		for (unsigned j = 0; j < k; j++)
+			areas[j] = (char *)objs[i + j] + pd->area_off;
+		/* Tags are off for DPDK pools: the pointers come back unchanged. */
+		hdp_harden_on_alloc(&pd->hp, t, w, areas, k);
+	}
+	hdp_dpdk_tls_put(pd);
+	return 0;
+}
+
+static unsigned hdp_ops_get_count(const struct rte_mempool *mp)
+{
+	const struct hdp_dpdk_pool *pd = mp->pool_data;
+
+	return rte_ring_count(pd->ring);
+}
+
+static const struct rte_mempool_ops hdp_ops = {
+	.name = HDP_DPDK_OPS_NAME,
+	.alloc = hdp_ops_alloc,
+	.free = hdp_ops_free,
+	.enqueue = hdp_ops_enqueue,
+	.dequeue = hdp_ops_dequeue,
+	.get_count = hdp_ops_get_count,
+	.populate = hdp_ops_populate,
+};
+
+RTE_MEMPOOL_REGISTER_OPS(hdp_ops);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hdp's hardened pools for DPDK applications.
+ *
+ * librte_mempool_hdp.so registers the mempool ops "hdp": load it with EAL's
+ * `-d` and pick it with `--mbuf-pool-ops-name hdp`. Each pool's profile
+ * comes by its DPDK name (mb_pool_0, ...) from HDP_CONFIG (an INI file:
+ * [pool:default], [pool:NAME]) and HDP_HARDEN (a --harden string), with
+ * the keys, exclusion lists and `none` of docs/HARDENING.md. A bad profile
+ * makes pool creation fail; a pool is never made unhardened by mistake.
+ *
+ * The driver sees an object only when it crosses DPDK's per-lcore cache.
+ * With cache_size 0 every alloc and free runs the hooks; applications that
+ * keep a cache get per-object zeroing with the calls below, which apply
+ * the pool's init_on_alloc / init_on_free to each mbuf's data room before
+ * the cache (any pool; pools of other ops are passed through untouched).
+ */
+#ifndef HDP_DPDK_H
+#define HDP_DPDK_H
+
+#include <stdint.h>
+
+struct rte_mbuf;
+struct rte_mempool;
+
+#define HDP_DPDK_OPS_NAME "hdp"
+
+struct rte_mbuf *hdp_dpdk_mbuf_alloc(struct rte_mempool *mp);
+int hdp_dpdk_mbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **mbufs,
+			     unsigned count);
+void hdp_dpdk_mbuf_free(struct rte_mbuf *m);
+void hdp_dpdk_mbuf_free_bulk(struct rte_mbuf **mbufs, unsigned count);
+
+struct hdp_dpdk_pool_stats {
+	uint64_t allocs;		/* objects the driver handed out */
+	uint64_t frees;			/* objects it took back */
+	uint64_t rejected;		/* frees refused (double, foreign) */
+	uint64_t in_pool;		/* free objects in the driver */
+	uint64_t bytes_wiped;
+	uint64_t checks;
+	uint64_t violations;		/* all kinds */
+	uint64_t double_frees;
+	uint64_t bad_frees;		/* foreign, interior, past the end */
+	uint64_t writes_after_free;
+	unsigned flags;			/* enum hdp_hflag, effective */
+	int is_mbuf;
+	uint64_t area_off, area_len;	/* what is hardened in each object */
+	char exclude[128];
+};
+
+/* Counters and effective profile of @mp: 0, or -ENOENT (not an hdp pool). */
+int hdp_dpdk_pool_stats_get(const struct rte_mempool *mp, struct hdp_dpdk_pool_stats *st);
+
+#endif /* HDP_DPDK_H */
