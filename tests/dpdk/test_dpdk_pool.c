@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The hdp mempool driver from inside a DPDK process, as TAP: mbufs are
+ * written, freed and read back where they lie in the pool. Under
+ * init_on_free a freed mbuf's data room is zero and its header intact; an
+ * excluded pool keeps its bytes; bad frees are refused and counted; with a
+ * cache, the hdp wrappers still wipe each mbuf; pointer tags are refused.
+ * Needs root and hugepages (EAL); says why it skips otherwise.
+ */
+#include <hdp/dpdk.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+
+static int n, failed;
+
+static void ok(bool cond, const char *what)
+{
+	n++;
+	if (!cond)
+		failed++;
+	printf("%sok %d - %s\n", cond ? "" : "not ", n, what);
+}
+
+static bool all_bytes(const struct rte_mbuf *m, uint8_t v)
+{
+	const uint8_t *p = (const uint8_t *)m->buf_addr;
+
+	for (unsigned i = 0; i < m->buf_len; i++)
+		if (p[i] != v)
+			return false;
+	return true;
+}
+
+static bool header_intact(const struct rte_mbuf *m, struct rte_mempool *mp)
+{
+	return m->pool == mp && m->buf_addr == (char *)m + sizeof(*m) + rte_pktmbuf_priv_size(mp) &&
+	       m->buf_len == rte_pktmbuf_data_room_size(mp) && rte_mbuf_refcnt_read(m) == 1 &&
+	       m->nb_segs == 1 && m->next == NULL;
+}
+
+static struct rte_mempool *pool(const char *name, unsigned cache)
+{
+	return rte_pktmbuf_pool_create_by_ops(name, 1023, cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0,
+					       HDP_DPDK_OPS_NAME);
+}
+
+/* Write a pattern over the data room, free, and look at it where it lies. */
+static struct rte_mbuf *write_and_free(struct rte_mempool *mp, bool wrapper)
+{
+	struct rte_mbuf *m = wrapper ? hdp_dpdk_mbuf_alloc(mp) : rte_pktmbuf_alloc(mp);
+
+	if (!m)
+		return NULL;
+	memset(m->buf_addr, 0xab, m->buf_len);
+	rte_pktmbuf_append(m, 100);
+	if (wrapper)
+		hdp_dpdk_mbuf_free(m);
+	else
+		rte_pktmbuf_free(m);
+	return m;
+}
+
+int main(void)
+{
+	char *eal[] = { "test_dpdk_pool", "-l", "0", "--in-memory", "--no-pci", "--iova-mode=va",
+			"--no-telemetry", "--log-level=lib.eal:error", NULL };
+	struct hdp_dpdk_pool_stats st;
+	struct rte_mempool *hard, *keep, *cached;
+	struct rte_mbuf *m, *m2;
+	void *foreign = malloc(4096);
+
+	if (getuid() != 0) {
+		printf("1..0 # SKIP needs root (EAL and hugepages)\n");
+		return 0;
+	}
+	setenv("HDP_HARDEN", "init_on_free=on,init_check=on,on_violation=report,"
+	       "init_exclude=keep_*,pool.tagged_0.tag=soft", 1);
+	if (rte_eal_init(8, eal) < 0) {
+		printf("1..0 # SKIP EAL cannot start here: %s\n", rte_strerror(rte_errno));
+		return 0;
+	}
+	printf("1..12\n");
+	hard = pool("hard_0", 0);
+	keep = pool("keep_0", 0);
+	cached = pool("cached_0", 64);
+	ok(hard && keep && cached, "three mbuf pools made with the hdp ops");
+	if (!hard || !keep || !cached)
+		return 1;
+
+	m = write_and_free(hard, false);
+	ok(m && all_bytes(m, 0), "init_on_free: a freed mbuf's data room reads back zero");
+	ok(m && header_intact(m, hard), "and its header is intact (pool, buf_addr, buf_len, refcnt, segs)");
+	m2 = rte_pktmbuf_alloc(hard);
+	ok(m2 && header_intact(m2, hard) && all_bytes(m2, 0),
+	   "the next mbuf handed out is whole and zero");
+	rte_pktmbuf_free(m2);
+
+	m = write_and_free(keep, false);
+	ok(m && all_bytes(m, 0xab), "an excluded pool (init_exclude=keep_*) keeps the bytes");
+
+	m = rte_pktmbuf_alloc(hard);
+	rte_mbuf_raw_free(m);
+	rte_mbuf_raw_free(m);
+	rte_mempool_put(hard, foreign);
+	rte_mempool_put(hard, (char *)m + 64);
+	hdp_dpdk_pool_stats_get(hard, &st);
+	ok(st.double_frees == 1, "a double free is refused and counted");
+	ok(st.bad_frees == 2 && st.rejected == 3,
+	   "a foreign and an interior pointer are refused and counted");
+	ok(rte_mempool_avail_count(hard) == hard->size,
+	   "and the pool still holds each object once");
+
+	m = write_and_free(cached, false);
+	ok(m && !all_bytes(m, 0),
+	   "with a cache, rte_pktmbuf_free does not reach the driver: the bytes stay");
+	m = write_and_free(cached, true);
+	ok(m && all_bytes(m, 0) && header_intact(m, cached),
+	   "hdp_dpdk_mbuf_free wipes the data room before the cache, header intact");
+
+	hdp_dpdk_pool_stats_get(hard, &st);
+	ok(st.bytes_wiped >= RTE_MBUF_DEFAULT_BUF_SIZE && st.is_mbuf && st.area_off == 128,
+	   "counters: bytes wiped, the data room at offset 128 is what is hardened");
+	ok(pool("tagged_0", 0) == NULL && rte_errno == EINVAL,
+	   "a pool asking for pointer tags is not made");
+
+	rte_mempool_free(hard);
+	rte_mempool_free(keep);
+	rte_mempool_free(cached);
+	free(foreign);
+	rte_eal_cleanup();
+	return failed != 0;
+}
