@@ -17,6 +17,12 @@
 #include <rte_ring.h>
 #include <rte_spinlock.h>
 
+/* What one lcore (or, under a lock, every non-EAL thread) writes. */
+struct hdp_dpdk_lcore {
+	struct hdp_harden_tls tls;
+	_Atomic uint64_t frees, allocs, rejected;
+} __rte_cache_aligned;
+
 struct hdp_dpdk_pool {
 	struct rte_mempool *mp;
 	struct rte_ring *ring;
@@ -33,10 +39,9 @@ struct hdp_dpdk_pool {
 	struct hdp_profile profile;	/* resolved at alloc, applied at populate */
 	uint32_t excluded;
 	char why[128];
-	/* One hdp thread state per lcore, one shared by non-EAL threads. */
-	struct hdp_harden_tls tls[RTE_MAX_LCORE + 1];
+	/* One state per lcore, one shared by non-EAL threads. */
+	struct hdp_dpdk_lcore lcore[RTE_MAX_LCORE + 1];
 	rte_spinlock_t foreign_lock;
-	_Atomic uint64_t frees, allocs, rejected, enqueue_calls, dequeue_calls;
 	struct hdp_dpdk_pool *next;
 };
 
@@ -55,18 +60,18 @@ void hdp_dpdk_pools_foreach(void (*fn)(struct hdp_dpdk_pool *pd, void *arg), voi
 /* The driver's state of @mp, or NULL if @mp does not use the hdp ops. */
 struct hdp_dpdk_pool *hdp_dpdk_pool_of(const struct rte_mempool *mp);
 
-/* This thread's hdp state for @pd (lock held for non-EAL threads). */
-static inline struct hdp_harden_tls *hdp_dpdk_tls_get(struct hdp_dpdk_pool *pd)
+/* This thread's state for @pd (lock held for non-EAL threads). */
+static inline struct hdp_dpdk_lcore *hdp_dpdk_lcore_get(struct hdp_dpdk_pool *pd)
 {
 	unsigned lcore = rte_lcore_id();
 
 	if (lcore < RTE_MAX_LCORE)
-		return &pd->tls[lcore];
+		return &pd->lcore[lcore];
 	rte_spinlock_lock(&pd->foreign_lock);
-	return &pd->tls[RTE_MAX_LCORE];
+	return &pd->lcore[RTE_MAX_LCORE];
 }
 
-static inline void hdp_dpdk_tls_put(struct hdp_dpdk_pool *pd)
+static inline void hdp_dpdk_lcore_put(struct hdp_dpdk_pool *pd)
 {
 	if (rte_lcore_id() >= RTE_MAX_LCORE)
 		rte_spinlock_unlock(&pd->foreign_lock);

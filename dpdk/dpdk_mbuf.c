@@ -25,12 +25,12 @@ static unsigned zero_flags(struct hdp_dpdk_pool *pd)
 
 static void wipe(struct hdp_dpdk_pool *pd, struct rte_mbuf *m, size_t len)
 {
-	struct hdp_harden_tls *t;
+	struct hdp_dpdk_lcore *l;
 
 	memset((char *)m + pd->area_off, 0, len);
-	t = hdp_dpdk_tls_get(pd);
-	hdp_counter_add(&t->c.bytes_wiped, len);
-	hdp_dpdk_tls_put(pd);
+	l = hdp_dpdk_lcore_get(pd);
+	hdp_counter_add(&l->tls.c.bytes_wiped, len);
+	hdp_dpdk_lcore_put(pd);
 }
 
 int hdp_dpdk_mbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **mbufs,

@@ -6,6 +6,8 @@
  */
 #include "dpdk_internal.h"
 
+#include <hdp/counter.h>
+
 #include <errno.h>
 #include <string.h>
 
@@ -17,7 +19,7 @@ static void gather(struct hdp_dpdk_pool *pd, struct hdp_harden_stats *hs)
 
 	memset(&live, 0, sizeof(live));
 	for (unsigned i = 0; i <= RTE_MAX_LCORE; i++)
-		hdp_harden_counters_add(&live, &pd->tls[i].c);
+		hdp_harden_counters_add(&live, &pd->lcore[i].tls.c);
 	hdp_harden_stats_get(&pd->hp, &live, hs);
 }
 
@@ -26,9 +28,11 @@ static void fill(struct hdp_dpdk_pool *pd, struct hdp_dpdk_pool_stats *st)
 	struct hdp_harden_stats hs;
 
 	memset(st, 0, sizeof(*st));
-	st->allocs = atomic_load_explicit(&pd->allocs, memory_order_relaxed);
-	st->frees = atomic_load_explicit(&pd->frees, memory_order_relaxed);
-	st->rejected = atomic_load_explicit(&pd->rejected, memory_order_relaxed);
+	for (unsigned i = 0; i <= RTE_MAX_LCORE; i++) {
+		st->allocs += hdp_counter_read(&pd->lcore[i].allocs);
+		st->frees += hdp_counter_read(&pd->lcore[i].frees);
+		st->rejected += hdp_counter_read(&pd->lcore[i].rejected);
+	}
 	st->in_pool = rte_ring_count(pd->ring);
 	st->is_mbuf = pd->is_mbuf;
 	st->area_off = pd->area_off;

@@ -17,6 +17,7 @@
  */
 #include "dpdk_internal.h"
 
+#include <hdp/counter.h>
 #include <hdp/log.h>
 
 #include <errno.h>
@@ -205,73 +206,96 @@ static uint32_t used_of(struct hdp_dpdk_pool *pd, void *obj)
 	return used < pd->area_len ? used : (uint32_t)pd->area_len;
 }
 
+/* Refuse what is not an object of the pool; the rest, as areas, to @areas. */
+static unsigned valid_areas(struct hdp_dpdk_pool *pd, void * const *objs, unsigned k,
+			    void **areas, uint32_t *used, bool want_used)
+{
+	unsigned good = 0;
+
+	for (unsigned i = 0; i < k; i++) {
+		enum hdp_violation_kind bad = area_of(pd, objs[i], &areas[good]);
+
+		if (hdp_unlikely(bad != HDP_V__COUNT)) {
+			hdp_harden_violation(&pd->hp, bad, objs[i], 0,
+					     "not an object of this DPDK mempool");
+			continue;
+		}
+		if (want_used)
+			used[good] = used_of(pd, objs[i]);
+		good++;
+	}
+	return good;
+}
+
 static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned int n)
 {
 	struct hdp_dpdk_pool *pd = mp->pool_data;
 	void *areas[OBJS_MAX], *kept[OBJS_MAX];
 	uint32_t used[OBJS_MAX];
-	struct hdp_harden_tls *t;
+	struct hdp_dpdk_lcore *l;
+	unsigned flags;
 	uint64_t w;
 
 	if (pd->populating || !pd->applied)
 		return rte_ring_mp_enqueue_bulk(pd->ring, objs, n, NULL) ? 0 : -ENOBUFS;
-	atomic_fetch_add_explicit(&pd->enqueue_calls, 1, memory_order_relaxed);
 	w = hdp_harden_word(&pd->hp);
+	flags = hdp_hw_flags(w);
+	l = hdp_dpdk_lcore_get(pd);
 	while (n) {
-		unsigned k = n < OBJS_MAX ? n : OBJS_MAX, good = 0, out;
+		unsigned k = n < OBJS_MAX ? n : OBJS_MAX, good, out;
+		void * const *put = kept;
 
-		for (unsigned i = 0; i < k; i++) {
-			enum hdp_violation_kind bad = area_of(pd, objs[i], &areas[good]);
-
-			if (hdp_unlikely(bad != HDP_V__COUNT)) {
-				hdp_harden_violation(&pd->hp, bad, objs[i], 0,
-						     "not an object of this DPDK mempool");
-				continue;
-			}
-			used[good++] = used_of(pd, objs[i]);
+		good = valid_areas(pd, objs, k, areas, used, flags & HDP_HF_INIT_USED);
+		if (flags & HDP_HF_HOOKS) {
+			out = hdp_harden_on_free(&pd->hp, &l->tls, w, areas, used, kept, good);
+			for (unsigned i = 0; i < out; i++)
+				kept[i] = (char *)kept[i] - pd->area_off;
+		} else if (good == k) {
+			/* No hook on, every pointer good: the objects go as they came. */
+			out = k;
+			put = objs;
+		} else {
+			for (unsigned i = 0; i < good; i++)
+				kept[i] = (char *)areas[i] - pd->area_off;
+			out = good;
 		}
-		t = hdp_dpdk_tls_get(pd);
-		out = hdp_harden_on_free(&pd->hp, t, w, areas, used, kept, good);
-		hdp_dpdk_tls_put(pd);
-		for (unsigned i = 0; i < out; i++)
-			kept[i] = (char *)kept[i] - pd->area_off;
-		if (out && !rte_ring_mp_enqueue_bulk(pd->ring, kept, out, NULL))
+		if (out && !rte_ring_mp_enqueue_bulk(pd->ring, put, out, NULL)) {
+			hdp_dpdk_lcore_put(pd);
 			return -ENOBUFS;
-		atomic_fetch_add_explicit(&pd->frees, out, memory_order_relaxed);
+		}
+		hdp_counter_add(&l->frees, out);
 		if (out < k)
-			atomic_fetch_add_explicit(&pd->rejected, k - out, memory_order_relaxed);
+			hdp_counter_add(&l->rejected, k - out);
 		objs += k;
 		n -= k;
 	}
+	hdp_dpdk_lcore_put(pd);
 	return 0;
 }
 
 static int hdp_ops_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
 {
 	struct hdp_dpdk_pool *pd = mp->pool_data;
-	struct hdp_harden_tls *t;
+	struct hdp_dpdk_lcore *l;
 	uint64_t w;
 
 	if (!rte_ring_mc_dequeue_bulk(pd->ring, objs, n, NULL))
 		return -ENOBUFS;
 	if (!pd->applied)
 		return 0;
-	atomic_fetch_add_explicit(&pd->dequeue_calls, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&pd->allocs, n, memory_order_relaxed);
 	w = hdp_harden_word(&pd->hp);
-	if (!(hdp_hw_flags(w) & HDP_HF_HOOKS))
-		return 0;
-	t = hdp_dpdk_tls_get(pd);
-	for (unsigned i = 0; i < n; i += OBJS_MAX) {
+	l = hdp_dpdk_lcore_get(pd);
+	hdp_counter_add(&l->allocs, n);
+	for (unsigned i = 0; (hdp_hw_flags(w) & HDP_HF_HOOKS) && i < n; i += OBJS_MAX) {
 		void *areas[OBJS_MAX];
 		unsigned k = n - i < OBJS_MAX ? n - i : OBJS_MAX;
 
 		for (unsigned j = 0; j < k; j++)
 			areas[j] = (char *)objs[i + j] + pd->area_off;
 		/* Tags are off for DPDK pools: the pointers come back unchanged. */
-		hdp_harden_on_alloc(&pd->hp, t, w, areas, k);
+		hdp_harden_on_alloc(&pd->hp, &l->tls, w, areas, k);
 	}
-	hdp_dpdk_tls_put(pd);
+	hdp_dpdk_lcore_put(pd);
 	return 0;
 }
 
