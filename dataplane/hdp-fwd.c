@@ -19,6 +19,9 @@
 #include <unistd.h>
 
 #include "config.h"
+#if HDP_HAVE_DPDK
+#include "fwd_dpdk.h"
+#endif
 
 static struct hdp_fwd *running;
 static volatile sig_atomic_t stop_requested;
@@ -36,8 +39,11 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: hdp-fwd [OPTIONS]\n"
+"usage: hdp-fwd [OPTIONS] [-- EAL-ARGUMENTS]\n"
 "Forward packets between AF_XDP ports, every frame in a hardened pool.\n"
+"With DPDK EAL arguments after --, the ports are DPDK devices (net_pcap0,\n"
+"net_null0, a PCI address...) and the mbufs come from the hdp-hardened pool\n"
+"\"mbufs\" (docs/DPDK.md); no control socket in that mode.\n"
 "\n"
 "  --config FILE         INI file: [global], [port:IF], [pool:default], [pool:umem]\n"
 "  --harden SPEC         hardening overrides, e.g. \"tag_sample=10,pool.umem.bounds=off\"\n"
@@ -88,6 +94,9 @@ static void reserve_hugepages(const struct hdp_fwd_cfg *cfg)
 			want - free_pages);
 }
 
+static int eal_argc;
+static char **eal_argv;
+
 static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 {
 	static const struct option opts[] = {
@@ -110,6 +119,16 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 	const char *config = NULL, *harden = NULL;
 	int opt, ret = 0;
 
+	/* Everything after "--" is DPDK's (EAL), with our name in front. */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			eal_argc = argc - i;
+			eal_argv = argv + i;
+			eal_argv[0] = argv[0];
+			argc = i;
+			break;
+		}
+	}
 	/* The file first, whatever the order on the line: options win over it. */
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
@@ -227,6 +246,9 @@ int main(int argc, char **argv)
 	int ret;
 
 	hdp_fwd_cfg_defaults(&cfg);
+#if HDP_HAVE_DPDK
+	hdp_harden_config_declare(&cfg.harden, HDP_FWD_DPDK_POOL);
+#endif
 	snprintf(cfg.ctl_path, sizeof(cfg.ctl_path), "%s", HDP_CTL_DEFAULT_PATH);
 	ret = parse_args(argc, argv, &cfg);
 	if (ret)
@@ -235,6 +257,14 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (eal_argc) {
+#if HDP_HAVE_DPDK
+		return hdp_fwd_dpdk_run(&cfg, eal_argc, eal_argv, &stop_requested, !keep_caps);
+#else
+		fprintf(stderr, "hdp-fwd: EAL arguments after --, but built without DPDK\n");
+		return 2;
+#endif
+	}
 
 	reserve_hugepages(&cfg);
 	f = hdp_fwd_create(&cfg);

@@ -15,12 +15,17 @@
 
 static struct hdp_harden_config config;
 static int config_status;
+static bool given;	/* by the application: the environment is not read */
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
 static void config_load(void)
 {
 	const char *file = getenv("HDP_CONFIG"), *spec = getenv("HDP_HARDEN");
 
+	if (given) {
+		config_status = hdp_harden_config_validate(&config) ? -EINVAL : 0;
+		return;
+	}
 	hdp_harden_config_init(&config);
 	config.any_pool = true;
 	if (file && *file && hdp_harden_config_load_file(&config, file, NULL, NULL))
@@ -31,9 +36,23 @@ static void config_load(void)
 		config_status = -EINVAL;
 }
 
+static bool once_ran;
+
+int hdp_dpdk_use_config(const struct hdp_harden_config *cfg)
+{
+	if (once_ran)
+		return -EBUSY;
+	config = *cfg;
+	given = true;
+	pthread_once(&config_once, config_load);
+	once_ran = true;
+	return config_status;
+}
+
 int hdp_dpdk_config(const struct hdp_harden_config **out)
 {
 	pthread_once(&config_once, config_load);
+	once_ran = true;
 	*out = &config;
 	return config_status;
 }

@@ -20,10 +20,18 @@
 
 #include <stdint.h>
 
+struct hdp_harden_config;
 struct rte_mbuf;
 struct rte_mempool;
 
 #define HDP_DPDK_OPS_NAME "hdp"
+
+/*
+ * Profiles from the application instead of the environment (hdp-fwd's
+ * own configuration). Before the first hdp pool is made: 0, -EBUSY after,
+ * -EINVAL if @cfg does not validate.
+ */
+int hdp_dpdk_use_config(const struct hdp_harden_config *cfg);
 
 struct rte_mbuf *hdp_dpdk_mbuf_alloc(struct rte_mempool *mp);
 int hdp_dpdk_mbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **mbufs,

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hdp-fwd over DPDK ethdev ports (any PMD), when started with EAL
+ * arguments after "--". The ports are DPDK device names (net_pcap0,
+ * net_null0, 0000:01:00.0, ...); every mbuf comes from the pool "mbufs",
+ * made with the hdp mempool driver under hdp-fwd's own profiles.
+ */
+#ifndef HDP_FWD_DPDK_H
+#define HDP_FWD_DPDK_H
+
+#include <hdp/fwd.h>
+
+#include <signal.h>
+
+#define HDP_FWD_DPDK_POOL "mbufs"
+
+/*
+ * Run until *@stop or cfg->duration: 0 after a clean stop with every mbuf
+ * back in its pool, 1 on a runtime failure, 2 for bad EAL arguments or
+ * ports (said on stderr).
+ */
+int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
+		     volatile sig_atomic_t *stop, bool drop_privileges);
+
+#endif /* HDP_FWD_DPDK_H */
