@@ -97,6 +97,29 @@ int bench_sample_e2e(const struct bench_opts *o)
 	return 0;
 }
 
+/*
+ * dpdk: testpmd over net_null with the mbuf pool on DPDK's ring driver or
+ * on hdp's, per profile, cache on and off; the script next to us runs it.
+ */
+static int bench_dpdk(const struct bench_opts *o)
+{
+	char script[4096], trials[16];
+	const char *args[6];
+	int n = 0;
+
+	snprintf(script, sizeof(script), "%s/bench/dpdk-pools", HDP_SOURCE_DIR);
+	snprintf(trials, sizeof(trials), "%u", o->trials_given ? o->trials : o->quick ? 3 : 5);
+	args[n++] = script;
+	args[n++] = HDP_BUILD_DIR;
+	args[n++] = trials;
+	args[n++] = o->quick ? "2" : "4";
+	args[n++] = o->out_dir;	/* NULL ends the list when there is none */
+	args[n] = NULL;
+	execv(script, (char *const *)args);
+	fprintf(stderr, "hdp-bench: %s: %s\n", script, strerror(errno));
+	return 1;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -110,6 +133,8 @@ static void usage(FILE *f)
 		"            end to end through compare (root, with --out)\n"
 		"  compare   hdp-fwd profiles, kernel XDP redirect, dpdk-testpmd and the\n"
 		"            kernel socket path on the namespace topology (root)\n"
+		"  dpdk      dpdk-testpmd on net_null: mbufs on DPDK's ring driver or on\n"
+		"            hdp's per profile, cache on and off (root; docs/DPDK.md)\n"
 		"options:\n"
 		"  --quick     a short run that still produces every figure\n"
 		"  --trials N  trials per figure (3..31, default 5)\n"
@@ -193,6 +218,8 @@ int main(int argc, char **argv)
 		return bench_sample(&o) || bench_sample_e2e(&o);
 	if (strcmp(argv[optind], "compare") == 0)
 		return bench_compare(&o, argv[0]);
+	if (strcmp(argv[optind], "dpdk") == 0)
+		return bench_dpdk(&o);
 	fprintf(stderr, "hdp-bench: unknown mode '%s'\n", argv[optind]);
 	usage(stderr);
 	return 2;
