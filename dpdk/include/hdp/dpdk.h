@@ -27,17 +27,24 @@ struct rte_mempool;
 #define HDP_DPDK_OPS_NAME "hdp"
 
 /*
+ * The library keeps its own copy of hdp's hardening code hidden inside it
+ * (an application such as hdp-fwd may link another): only these are
+ * exported.
+ */
+#define HDP_DPDK_API __attribute__((visibility("default")))
+
+/*
  * Profiles from the application instead of the environment (hdp-fwd's
  * own configuration). Before the first hdp pool is made: 0, -EBUSY after,
  * -EINVAL if @cfg does not validate.
  */
-int hdp_dpdk_use_config(const struct hdp_harden_config *cfg);
+HDP_DPDK_API int hdp_dpdk_use_config(const struct hdp_harden_config *cfg);
 
-struct rte_mbuf *hdp_dpdk_mbuf_alloc(struct rte_mempool *mp);
-int hdp_dpdk_mbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **mbufs,
+HDP_DPDK_API struct rte_mbuf *hdp_dpdk_mbuf_alloc(struct rte_mempool *mp);
+HDP_DPDK_API int hdp_dpdk_mbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **mbufs,
 			     unsigned count);
-void hdp_dpdk_mbuf_free(struct rte_mbuf *m);
-void hdp_dpdk_mbuf_free_bulk(struct rte_mbuf **mbufs, unsigned count);
+HDP_DPDK_API void hdp_dpdk_mbuf_free(struct rte_mbuf *m);
+HDP_DPDK_API void hdp_dpdk_mbuf_free_bulk(struct rte_mbuf **mbufs, unsigned count);
 
 struct hdp_dpdk_pool_stats {
 	uint64_t allocs;		/* objects the driver handed out */
@@ -57,6 +64,6 @@ struct hdp_dpdk_pool_stats {
 };
 
 /* Counters and effective profile of @mp: 0, or -ENOENT (not an hdp pool). */
-int hdp_dpdk_pool_stats_get(const struct rte_mempool *mp, struct hdp_dpdk_pool_stats *st);
+HDP_DPDK_API int hdp_dpdk_pool_stats_get(const struct rte_mempool *mp, struct hdp_dpdk_pool_stats *st);
 
 #endif /* HDP_DPDK_H */
