@@ -58,13 +58,18 @@ unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
 	uint32_t idx = 0, queued;
 	unsigned got;
 
-	queued = p->fill.size - xsk_prod_nb_free(&p->fill, p->fill.size);
-	if (queued >= p->fill_target)
-		return 0;
-	if (n > p->fill_target - queued)
-		n = p->fill_target - queued;
 	if (n > HDP_ARRAY_SIZE(addrs))
 		n = HDP_ARRAY_SIZE(addrs);
+	if (p->fill_target == p->fill.size) {
+		/* Frames for every ring: the ring itself is the cap. */
+		if (xsk_prod_nb_free(&p->fill, n) < n)
+			n = xsk_prod_nb_free(&p->fill, n);
+	} else {
+		/* Short of frames: count what is queued (reads the kernel's index). */
+		queued = p->fill.size - xsk_prod_nb_free(&p->fill, p->fill.size);
+		n = queued >= p->fill_target ? 0
+		    : n < p->fill_target - queued ? n : p->fill_target - queued;
+	}
 	if (!n)
 		return 0;
 	got = fwd_frames_alloc(f, addrs, n);

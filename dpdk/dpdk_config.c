@@ -15,7 +15,8 @@
 
 static struct hdp_harden_config config;
 static int config_status;
-static bool given;	/* by the application: the environment is not read */
+static const struct hdp_harden_config *given;	/* by the application */
+static bool from_application;			/* what was loaded came from it */
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
 static void config_load(void)
@@ -23,36 +24,31 @@ static void config_load(void)
 	const char *file = getenv("HDP_CONFIG"), *spec = getenv("HDP_HARDEN");
 
 	if (given) {
-		config_status = hdp_harden_config_validate(&config) ? -EINVAL : 0;
-		return;
+		config = *given;
+		from_application = true;
+	} else {
+		hdp_harden_config_init(&config);
+		config.any_pool = true;
+		if (file && *file && hdp_harden_config_load_file(&config, file, NULL, NULL))
+			config_status = -EINVAL;
+		else if (spec && *spec &&
+			 hdp_harden_config_parse_string(&config, spec, "HDP_HARDEN"))
+			config_status = -EINVAL;
 	}
-	hdp_harden_config_init(&config);
-	config.any_pool = true;
-	if (file && *file && hdp_harden_config_load_file(&config, file, NULL, NULL))
-		config_status = -EINVAL;
-	else if (spec && *spec && hdp_harden_config_parse_string(&config, spec, "HDP_HARDEN"))
-		config_status = -EINVAL;
-	else if (hdp_harden_config_validate(&config))
+	if (!config_status && hdp_harden_config_validate(&config))
 		config_status = -EINVAL;
 }
 
-static bool once_ran;
-
 int hdp_dpdk_use_config(const struct hdp_harden_config *cfg)
 {
-	if (once_ran)
-		return -EBUSY;
-	config = *cfg;
-	given = true;
+	given = cfg;
 	pthread_once(&config_once, config_load);
-	once_ran = true;
-	return config_status;
+	return from_application ? config_status : -EBUSY;
 }
 
 int hdp_dpdk_config(const struct hdp_harden_config **out)
 {
 	pthread_once(&config_once, config_load);
-	once_ran = true;
 	*out = &config;
 	return config_status;
 }

@@ -12,8 +12,7 @@ sink=$build/tools/hdp-sink/hdp-sink
 name=hdpt$$
 sock=/run/$name.sock
 work=$(mktemp -d)
-n=0
-failed=0
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 tap_plan() {	# number of checks
 	if [ "$(id -u)" -ne 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
@@ -23,17 +22,6 @@ tap_plan() {	# number of checks
 	fi
 	ip netns del "$name-probe"
 	echo "1..$1"
-}
-
-ok() {	# condition-status description [details-file]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/# /' "$3"
-	fi
 }
 
 # Extra clean-up a script needs goes in this function.
