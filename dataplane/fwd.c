@@ -23,6 +23,19 @@
 #ifndef SO_BUSY_POLL_BUDGET
 #define SO_BUSY_POLL_BUDGET 70
 #endif
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
+
+/* Zero copy: the NIC writes frames, and not only where the packet lands. */
+static bool socket_is_zerocopy(int fd)
+{
+	struct xdp_options opts = { 0 };
+	socklen_t len = sizeof(opts);
+
+	return getsockopt(fd, SOL_XDP, XDP_OPTIONS, &opts, &len) == 0 &&
+	       (opts.flags & XDP_OPTIONS_ZEROCOPY);
+}
 
 static struct hdp_xdp_prog *prog_for(struct hdp_fwd *f, const char *ifname)
 {
@@ -77,6 +90,7 @@ static int open_port(struct hdp_fwd *f, struct fwd_port *p)
 		return ret;
 	}
 	p->fd = xsk_socket__fd(p->xsk);
+	p->zerocopy = socket_is_zerocopy(p->fd);
 	map = hdp_xdp_prog_map_fd(prog, "xsks_map");
 	ret = map < 0 ? map : xsk_socket__update_xskmap(p->xsk, map);
 	if (ret) {
@@ -114,8 +128,8 @@ static int create_pool(struct hdp_fwd *f)
 		return -EINVAL;
 	hdp_pool_layout(f->pool, &f->lay);
 	f->held = calloc(c->frames, sizeof(*f->held));
-	f->used = calloc(c->frames, sizeof(*f->used));
-	return f->held && f->used ? 0 : -ENOMEM;
+	f->ext = calloc(c->frames, sizeof(*f->ext));
+	return f->held && f->ext ? 0 : -ENOMEM;
 }
 
 struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg)
@@ -256,7 +270,7 @@ unsigned hdp_fwd_destroy(struct hdp_fwd *f)
 		hdp_xdp_prog_close(f->progs[i].prog);
 	lost = fwd_frames_return_all(f);
 	free((void *)f->held);
-	free(f->used);
+	free(f->ext);
 	free(f);
 	return lost;
 }

@@ -17,10 +17,12 @@ unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n)
 	got = hdp_pool_alloc_burst(f->pool, objs, n);
 	for (unsigned i = 0; i < got; i++) {
 		uint64_t addr = (uintptr_t)hdp_untag(objs[i]) - (uintptr_t)f->lay.base;
+		uint64_t idx = addr / f->lay.obj_stride;
 
 		addrs[i] = addr;
-		atomic_store_explicit(&f->held[addr / f->lay.obj_stride], 1,
-				      memory_order_relaxed);
+		atomic_store_explicit(&f->held[idx], 1, memory_order_relaxed);
+		/* Until an RX descriptor says otherwise, the kernel may write it all. */
+		f->ext[idx] = (struct hdp_extent){ 0, (uint32_t)f->lay.obj_size };
 	}
 	return got;
 }
@@ -28,7 +30,7 @@ unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n)
 void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n)
 {
 	void *objs[HDP_FWD_BATCH_MAX * 2];
-	uint32_t used[HDP_FWD_BATCH_MAX * 2];
+	struct hdp_extent ext[HDP_FWD_BATCH_MAX * 2];
 
 	while (n) {
 		unsigned k = n < HDP_ARRAY_SIZE(objs) ? n : HDP_ARRAY_SIZE(objs);
@@ -38,10 +40,10 @@ void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n)
 			uint64_t idx = addrs[i] / f->lay.obj_stride;
 
 			objs[i] = (char *)f->lay.base + idx * f->lay.obj_stride;
-			used[i] = f->used[idx];
+			ext[i] = f->ext[idx];
 			atomic_store_explicit(&f->held[idx], 0, memory_order_relaxed);
 		}
-		hdp_pool_free_burst_used(f->pool, objs, used, k);
+		hdp_pool_free_burst_extent(f->pool, objs, ext, k);
 		addrs += k;
 		n -= k;
 	}

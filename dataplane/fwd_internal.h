@@ -22,6 +22,7 @@ struct fwd_port {
 	struct xsk_ring_prod tx HDP_CACHE_ALIGNED;
 	struct xsk_ring_cons comp;
 	uint32_t tx_outstanding;	/* sent, not yet completed */
+	bool zerocopy;			/* the NIC writes frames: anywhere in them */
 	uint32_t fill_target;		/* frames this port's fill ring may hold */
 	struct hdp_port_stats stats HDP_CACHE_ALIGNED;
 };
@@ -58,7 +59,8 @@ struct hdp_fwd {
 	struct fwd_worker workers[HDP_FWD_CORES_MAX];
 	/* Frames hdp-fwd holds (in a ring or in flight), by frame index. */
 	_Atomic uint8_t *held;
-	uint32_t *used;			/* bytes of each frame the last RX wrote */
+	/* Per frame, what was written into it since the pool gave it out. */
+	struct hdp_extent *ext;
 	atomic_bool stop;
 	/* Loopback rings (hdp_fwd_create_loopback): memory the "kernel" uses. */
 	void *loop_mem;

@@ -40,6 +40,22 @@ static void kick_fill(struct fwd_port *in)
 	recvfrom(in->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 }
 
+/*
+ * What the kernel wrote into a frame: in copy mode the packet and any XDP
+ * metadata before it, exactly; with zero copy the NIC may write anywhere
+ * from the packet to the end of its buffer.
+ */
+static inline struct hdp_extent rx_extent(const struct fwd_port *in, struct xdp_desc desc,
+					  uint32_t stride)
+{
+	uint32_t off = (uint32_t)(desc.addr % stride);
+
+	return (struct hdp_extent){
+		.start = off > HDP_XDP_META_LEN ? off - HDP_XDP_META_LEN : 0,
+		.end = in->zerocopy ? stride : off + desc.len,
+	};
+}
+
 unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 {
 	struct fwd_port *in = d->in, *out = d->out;
@@ -64,7 +80,7 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 			invalid++;
 			continue;
 		}
-		f->used[desc.addr / stride] = (uint32_t)(desc.addr % stride) + desc.len;
+		f->ext[desc.addr / stride] = rx_extent(in, desc, stride);
 		if (hdp_unlikely(hdp_fwd_rewrite(f->cfg->mode, data, desc.len, &out->cfg))) {
 			drops[ndrops++] = desc.addr;
 			runts++;

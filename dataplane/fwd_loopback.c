@@ -68,8 +68,8 @@ struct hdp_fwd *hdp_fwd_create_loopback(struct hdp_fwd_cfg *cfg)
 		goto err;
 	hdp_pool_layout(f->pool, &f->lay);
 	f->held = calloc(cfg->frames, sizeof(*f->held));
-	f->used = calloc(cfg->frames, sizeof(*f->used));
-	if (!f->held || !f->used)
+	f->ext = calloc(cfg->frames, sizeof(*f->ext));
+	if (!f->held || !f->ext)
 		goto err;
 	for (unsigned i = 0; i < f->nports; i++) {
 		struct fwd_port *p = &f->ports[i];
@@ -168,7 +168,7 @@ unsigned hdp_fwd_loopback_destroy(struct hdp_fwd *f)
 	}
 	free(lp);
 	free((void *)f->held);
-	free(f->used);
+	free(f->ext);
 	free(f);
 	return lost;
 }

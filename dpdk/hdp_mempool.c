@@ -193,22 +193,30 @@ static enum hdp_violation_kind area_of(struct hdp_dpdk_pool *pd, void *obj, void
 	return pd->starts[off / pd->hp.stride] == off ? HDP_V__COUNT : HDP_V_FREE_INTERIOR;
 }
 
-/* For init_on_free=used: what this mbuf says it holds, if its header is sane. */
-static uint32_t used_of(struct hdp_dpdk_pool *pd, void *obj)
+/*
+ * For init_on_free=used: the write extent of this mbuf's data room, if its
+ * header is sane (else all of it). The data starts at the default
+ * headroom when the mbuf is reset and moves with adj and prepend, so the
+ * lowest of the two to the end of the data covers what a receive, header
+ * stripping and prepending wrote. A trim leaves written bytes past the
+ * end: applications that trim want init_on_free=on (docs/DPDK.md).
+ */
+static struct hdp_extent extent_of(struct hdp_dpdk_pool *pd, void *obj)
 {
 	struct rte_mbuf *m = obj;
-	uint32_t used;
+	uint32_t room = (uint32_t)pd->area_len, start, end;
 
 	if (!pd->is_mbuf || m->pool != pd->mp ||
 	    m->buf_addr != (char *)obj + pd->area_off)
-		return (uint32_t)pd->area_len;
-	used = (uint32_t)m->data_off + m->data_len;
-	return used < pd->area_len ? used : (uint32_t)pd->area_len;
+		return (struct hdp_extent){ 0, room };
+	start = m->data_off < RTE_PKTMBUF_HEADROOM ? m->data_off : RTE_PKTMBUF_HEADROOM;
+	end = (uint32_t)m->data_off + m->data_len;
+	return (struct hdp_extent){ start, end < room ? end : room };
 }
 
 /* Refuse what is not an object of the pool; the rest, as areas, to @areas. */
 static unsigned valid_areas(struct hdp_dpdk_pool *pd, void * const *objs, unsigned k,
-			    void **areas, uint32_t *used, bool want_used)
+			    void **areas, struct hdp_extent *ext, bool want_ext)
 {
 	unsigned good = 0;
 
@@ -220,8 +228,8 @@ static unsigned valid_areas(struct hdp_dpdk_pool *pd, void * const *objs, unsign
 					     "not an object of this DPDK mempool");
 			continue;
 		}
-		if (want_used)
-			used[good] = used_of(pd, objs[i]);
+		if (want_ext)
+			ext[good] = extent_of(pd, objs[i]);
 		good++;
 	}
 	return good;
@@ -231,7 +239,7 @@ static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned 
 {
 	struct hdp_dpdk_pool *pd = mp->pool_data;
 	void *areas[OBJS_MAX], *kept[OBJS_MAX];
-	uint32_t used[OBJS_MAX];
+	struct hdp_extent ext[OBJS_MAX];
 	struct hdp_dpdk_lcore *l;
 	unsigned flags;
 	uint64_t w;
@@ -245,9 +253,10 @@ static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned 
 		unsigned k = n < OBJS_MAX ? n : OBJS_MAX, good, out;
 		void * const *put = kept;
 
-		good = valid_areas(pd, objs, k, areas, used, flags & HDP_HF_INIT_USED);
+		good = valid_areas(pd, objs, k, areas, ext, flags & HDP_HF_INIT_USED);
 		if (flags & HDP_HF_HOOKS) {
-			out = hdp_harden_on_free(&pd->hp, &l->tls, w, areas, used, kept, good);
+			out = hdp_harden_on_free(&pd->hp, &l->tls, w, areas,
+						 (flags & HDP_HF_INIT_USED) ? ext : NULL, kept, good);
 			for (unsigned i = 0; i < out; i++)
 				kept[i] = (char *)kept[i] - pd->area_off;
 		} else if (good == k) {

@@ -85,12 +85,12 @@ HDP_COLD static int tag_fail(struct hdp_harden_pool *hp, const void *p,
 }
 
 /* Every object [p, p + n) touches must carry the pointer's tag. */
-static int check_tags(struct hdp_harden_pool *hp, uint64_t w, const void *p,
+static int check_tags(struct hdp_harden_pool *hp, const void *p,
 		      size_t n)
 {
 	uintptr_t u = (uintptr_t)hdp_untag(p), last = u + n - 1;
 	unsigned ptag = hdp_tag_of(p);
-	uint32_t epoch = hdp_hw_epoch(w);
+	uint64_t epoch = epoch_now(hp);
 
 	if (ptag == 0)
 		return 0;	/* the match-all tag */
@@ -128,7 +128,7 @@ static int check(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 	if (!ret && (flags & HDP_HF_TAG) &&
 	    hdp_tag_of(p) && (uintptr_t)hdp_untag(p) >= NULL_ZONE) {
 		checks++;
-		ret = check_tags(hp, w, p, n);
+		ret = check_tags(hp, p, n);
 	}
 	if (t)
 		hdp_counter_add(&t->c.checks, checks);

@@ -253,6 +253,8 @@ static void apply(struct hdp_profile *out, const struct hdp_profile *in)
 		out->init_on_free = in->init_on_free;
 	if (in->set & HDP_KEY_INIT_CHECK)
 		out->init_check = in->init_check;
+	if (in->set & HDP_KEY_INIT_CHECK_SAMPLE)
+		out->init_check_sample = in->init_check_sample;
 	if (in->set & HDP_KEY_TAG)
 		out->tag = in->tag;
 	if (in->set & HDP_KEY_TAG_SAMPLE)
@@ -278,6 +280,7 @@ void hdp_harden_config_resolve(const struct hdp_harden_config *cfg,
 					apply(out, &layers[i]->pools[j].p);
 		}
 	}
+	hdp_profile_normalize(out);
 }
 
 uint32_t hdp_harden_config_excluded(const struct hdp_harden_config *cfg,
@@ -318,13 +321,11 @@ uint32_t hdp_harden_config_excluded(const struct hdp_harden_config *cfg,
 static int validate_one(const struct hdp_harden_config *cfg, const char *pool)
 {
 	struct hdp_profile p;
-	const char *who = pool ? pool : "default";
+	const char *who = pool ? pool : "default", *why;
 
 	hdp_harden_config_resolve(cfg, pool, &p);
-	if ((p.set & HDP_KEY_INIT_CHECK) && p.init_check &&
-	    p.init_on_free == HDP_INIT_FREE_OFF) {
-		hdp_log(HDP_LOG_ERR, "pool '%s': init_check=on needs init_on_free=on or used: nothing else guarantees a free object is zero",
-			who);
+	if (hdp_profile_check(&p, &why)) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': %s", who, why);
 		return -EINVAL;
 	}
 	if (p.tag == HDP_TAG_MTE && !hdp_tag_mte_available()) {

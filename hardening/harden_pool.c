@@ -28,6 +28,7 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 	hp->name = d->name;
 	/* calloc: untouched pages cost nothing until objects are tracked. */
 	hp->meta = calloc(d->obj_count, sizeof(*hp->meta));
+	atomic_init(&hp->epoch, 0);
 	if (!hp->meta)
 		return -ENOMEM;
 	atomic_init(&hp->word, (uint64_t)d->on_violation << HDP_HW_POLICY_SHIFT);
@@ -37,6 +38,7 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 	hp->current.bounds = false;
 	hp->current.init_on_free = HDP_INIT_FREE_OFF;
 	hp->current.init_check = false;
+	hp->current.init_check_sample = 1;
 	hp->current.tag = HDP_TAG_OFF;
 	hp->current.on_violation = d->on_violation;
 	snprintf(hp->profile_text, sizeof(hp->profile_text), "none");
@@ -55,10 +57,9 @@ static unsigned effective_flags(const struct hdp_profile *p, uint32_t excluded,
 {
 	unsigned f = 0;
 
-	(void)obj_size;
 	if (p->bounds)
 		f |= HDP_HF_BOUNDS;
-	if (p->bounds_lookup == HDP_LOOKUP_TREE)
+	if (p->bounds && p->bounds_lookup == HDP_LOOKUP_TREE)
 		f |= HDP_HF_BOUNDS_TREE;
 	if (p->init_on_alloc && !(excluded & HDP_KEY_INIT_ON_ALLOC))
 		f |= HDP_HF_INIT_ALLOC;
@@ -73,7 +74,36 @@ static unsigned effective_flags(const struct hdp_profile *p, uint32_t excluded,
 		f |= HDP_HF_INIT_CHECK;
 	if (p->tag != HDP_TAG_OFF)
 		f |= HDP_HF_TAG;
+	/* The pool's objects all have one size: decide the always-tag once. */
+	if ((f & HDP_HF_TAG) && obj_size < p->tag_sample_min)
+		f |= HDP_HF_TAG_ALWAYS;
 	return f;
+}
+
+/*
+ * Recording resumes (the hooks go from off to on): start a new epoch, so
+ * that nothing recorded before, or left unrecorded since, is trusted.
+ * Published before the word, so no burst that sees the new word can label
+ * its records with the old epoch.
+ */
+static int begin_epoch(struct hdp_harden_pool *hp)
+{
+	uint64_t e = atomic_load_explicit(&hp->epoch, memory_order_relaxed);
+
+	if (e >= HDP_EPOCH_MAX) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': every epoch has been used (%llu re-enables); "
+			"restart to turn its protections on again", hp->name,
+			(unsigned long long)e);
+		return -EOVERFLOW;
+	}
+	atomic_store_explicit(&hp->epoch, e + 1, memory_order_release);
+	return 0;
+}
+
+/* 1..65535, as the parser allows; a profile built by hand may say 0. */
+static uint32_t sample_field(uint32_t n)
+{
+	return n < 1 ? 1 : n > 0xffff ? 0xffff : n;
 }
 
 static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
@@ -82,10 +112,14 @@ static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 	uint64_t old = atomic_load_explicit(&hp->word, memory_order_relaxed);
 	unsigned flags = effective_flags(p, excluded, hp->obj_size);
 	const struct hdp_tag_ops *ops = NULL;
-	uint32_t epoch = hdp_hw_epoch(old);
 	uint64_t w;
 	int ret;
 
+	if ((flags & HDP_HF_HOOKS) && !(hdp_hw_flags(old) & HDP_HF_HOOKS)) {
+		ret = begin_epoch(hp);
+		if (ret)
+			return ret;
+	}
 	if (flags & HDP_HF_TAG) {
 		ops = hdp_tag_backend(p->tag);
 		if (!ops->probe()) {
@@ -103,14 +137,10 @@ static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 			flags |= HDP_HF_TAG_MTE;
 		hp->tag_ops = ops;
 	}
-	/* Tracking starts afresh: what was recorded before is not trusted. */
-	if ((flags & HDP_HF_HOOKS) && !(hdp_hw_flags(old) & HDP_HF_HOOKS))
-		epoch = (epoch + 1) & 0xffff ? (epoch + 1) & 0xffff : 1;
 	w = (uint64_t)flags |
 	    (uint64_t)p->on_violation << HDP_HW_POLICY_SHIFT |
-	    (uint64_t)(p->tag_sample & 0xffff) << HDP_HW_SAMPLE_SHIFT |
-	    (uint64_t)(p->tag_sample_min & 0x1fffff) << HDP_HW_SMIN_SHIFT |
-	    (uint64_t)epoch << HDP_HW_EPOCH_SHIFT;
+	    (uint64_t)sample_field(p->tag_sample) << HDP_HW_SAMPLE_SHIFT |
+	    (uint64_t)sample_field(p->init_check_sample) << HDP_HW_CHECK_SHIFT;
 
 	hp->current = *p;
 	hp->excluded = excluded;
@@ -129,10 +159,17 @@ static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 int hdp_harden_pool_apply(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 			  uint32_t excluded, const char *why)
 {
+	struct hdp_profile norm = *p;
+	const char *bad;
 	int ret;
 
+	hdp_profile_normalize(&norm);
+	if (hdp_profile_check(&norm, &bad)) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': %s", hp->name, bad);
+		return -EINVAL;
+	}
 	pthread_mutex_lock(&hp->apply_lock);
-	ret = apply_locked(hp, p, excluded, why ? why : "");
+	ret = apply_locked(hp, &norm, excluded, why ? why : "");
 	pthread_mutex_unlock(&hp->apply_lock);
 	return ret;
 }
@@ -147,14 +184,14 @@ int hdp_harden_pool_set_key(struct hdp_harden_pool *hp, const char *key,
 	pthread_mutex_lock(&hp->apply_lock);
 	p = hp->current;
 	ret = hdp_profile_set_key(&p, key, value, &why);
+	if (!ret) {
+		/* The same rule as at start-up (profile.c's table). */
+		hdp_profile_normalize(&p);
+		ret = hdp_profile_check(&p, &why);
+	}
 	if (ret) {
 		hdp_log(HDP_LOG_ERR, "pool '%s': key '%s', value '%s': %s", hp->name,
 			key, value, why);
-		ret = -EINVAL;
-	} else if ((p.set & HDP_KEY_INIT_CHECK) && p.init_check &&
-		   p.init_on_free == HDP_INIT_FREE_OFF && strcmp(key, "init_check") == 0) {
-		hdp_log(HDP_LOG_ERR, "pool '%s': init_check=on needs init_on_free=on or used",
-			hp->name);
 		ret = -EINVAL;
 	} else {
 		ret = apply_locked(hp, &p, hp->excluded, NULL);
@@ -191,6 +228,13 @@ void hdp_harden_violation(struct hdp_harden_pool *hp, enum hdp_violation_kind ki
 	hdp_violation_report(hdp_hw_policy(hdp_harden_word(hp)), &v);
 }
 
+void hdp_harden_pool_test_set_epoch(struct hdp_harden_pool *hp, uint64_t epoch)
+{
+	pthread_mutex_lock(&hp->apply_lock);
+	atomic_store_explicit(&hp->epoch, epoch, memory_order_release);
+	pthread_mutex_unlock(&hp->apply_lock);
+}
+
 void hdp_harden_counters_add(struct hdp_harden_counters *sum,
 			     const struct hdp_harden_counters *c)
 {
@@ -222,7 +266,8 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp,
 	out->flags = hdp_hw_flags(w);
 	out->on_violation = hdp_hw_policy(w);
 	out->tag_sample = hdp_hw_sample(w);
-	out->tag_sample_min = hdp_hw_sample_min(w);
+	out->check_sample = hdp_hw_check_sample(w);
+	out->epoch = atomic_load_explicit(&hp->epoch, memory_order_relaxed);
 	out->tag_backend = !(out->flags & HDP_HF_TAG) ? "off"
 			 : (out->flags & HDP_HF_TAG_MTE) ? "mte" : "soft";
 	out->bytes_wiped = atomic_load(&sum.bytes_wiped);
@@ -232,6 +277,7 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp,
 	out->changed_at = atomic_load(&hp->changed_at);
 	pthread_mutex_lock(&hp->apply_lock);
 	memcpy(out->profile, hp->profile_text, sizeof(out->profile));
+	out->tag_sample_min = hp->current.tag_sample_min;
 	memcpy(out->exclude, hp->exclude_text, sizeof(out->exclude));
 	pthread_mutex_unlock(&hp->apply_lock);
 	for (int k = 0; k < HDP_V__COUNT; k++)

@@ -16,6 +16,7 @@ void hdp_profile_defaults(struct hdp_profile *p)
 		.init_on_alloc = false,
 		.init_on_free = HDP_INIT_FREE_ON,
 		.init_check = true,
+		.init_check_sample = HDP_CHECK_SAMPLE_DEFAULT,
 		.tag = HDP_TAG_AUTO,
 		.tag_sample = 1,
 		.tag_sample_min = 0,
@@ -126,6 +127,14 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 			goto want_bool;
 		p->init_check = b;
 		p->set |= HDP_KEY_INIT_CHECK;
+	} else if (strcmp(key, "init_check_sample") == 0) {
+		ret = parse_number(value, false, &n);
+		if (ret || n < 1 || n > HDP_CHECK_SAMPLE_MAX) {
+			*why = "expected a whole number from 1 to 65535 (1 checks every allocation whole)";
+			return -EINVAL;
+		}
+		p->init_check_sample = (uint32_t)n;
+		p->set |= HDP_KEY_INIT_CHECK_SAMPLE;
 	} else if (strcmp(key, "tag") == 0) {
 		enum hdp_tag_mode m;
 
@@ -178,15 +187,67 @@ int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len)
 {
 	return snprintf(buf, len,
 			"bounds=%s,bounds_lookup=%s,init_on_alloc=%s,init_on_free=%s,"
-			"init_check=%s,tag=%s,tag_sample=%u,tag_sample_min=%u,"
-			"on_violation=%s",
+			"init_check=%s,init_check_sample=%u,tag=%s,tag_sample=%u,"
+			"tag_sample_min=%u,on_violation=%s",
 			p->bounds ? "on" : "off",
 			hdp_region_lookup_name(p->bounds_lookup),
 			p->init_on_alloc ? "on" : "off",
 			hdp_init_free_name(p->init_on_free),
-			p->init_check ? "on" : "off", hdp_tag_mode_name(p->tag),
-			p->tag_sample, p->tag_sample_min,
+			p->init_check ? "on" : "off", p->init_check_sample,
+			hdp_tag_mode_name(p->tag), p->tag_sample, p->tag_sample_min,
 			hdp_policy_name(p->on_violation));
+}
+
+static bool init_check_on(const struct hdp_profile *p)
+{
+	return p->init_check;
+}
+
+static bool something_wipes_on_free(const struct hdp_profile *p)
+{
+	return p->init_on_free != HDP_INIT_FREE_OFF;
+}
+
+static void init_check_follows(struct hdp_profile *p)
+{
+	p->init_check = something_wipes_on_free(p);
+}
+
+/*
+ * The dependencies between keys, all of them. @key, when on, needs
+ * @needs(); not set explicitly, it follows (@follow) what its needs allow.
+ */
+static const struct key_rule {
+	uint32_t key;
+	bool (*on)(const struct hdp_profile *p);
+	bool (*needs)(const struct hdp_profile *p);
+	void (*follow)(struct hdp_profile *p);
+	const char *why;
+} key_rules[] = {
+	{ HDP_KEY_INIT_CHECK, init_check_on, something_wipes_on_free, init_check_follows,
+	  "init_check=on needs init_on_free=on or used: nothing else guarantees a free "
+	  "object is zero (set init_check=off with init_on_free=off)" },
+};
+
+void hdp_profile_normalize(struct hdp_profile *p)
+{
+	for (size_t i = 0; i < HDP_ARRAY_SIZE(key_rules); i++)
+		if (!(p->set & key_rules[i].key))
+			key_rules[i].follow(p);
+}
+
+int hdp_profile_check(const struct hdp_profile *p, const char **why)
+{
+	for (size_t i = 0; i < HDP_ARRAY_SIZE(key_rules); i++) {
+		const struct key_rule *r = &key_rules[i];
+
+		if (r->on(p) && !r->needs(p)) {
+			*why = r->why;
+			return -EINVAL;
+		}
+	}
+	*why = NULL;
+	return 0;
 }
 
 bool hdp_pool_name_valid(const char *name)

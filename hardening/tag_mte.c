@@ -118,14 +118,22 @@ static int mte_attach(struct hdp_harden_pool *hp)
 	return 0;
 }
 
-/* Tag the whole object; zero (STZG) the granules covering [0, zero_len). */
+/*
+ * Tag the whole object; zero (STZG) the granules covering [zero_start,
+ * zero_end), rounded out to granules (objects are granule aligned).
+ */
 static void mte_set_tag(struct hdp_harden_pool *hp, void *obj, unsigned tag,
-			size_t zero_len)
+			size_t zero_start, size_t zero_end)
 {
-	uintptr_t p = ((uintptr_t)obj & ~HDP_TAG_MASK) | (uintptr_t)tag << HDP_TAG_SHIFT;
-	uintptr_t end = p + ((hp->obj_size + GRANULE - 1) & ~(size_t)(GRANULE - 1));
-	uintptr_t zend = p + ((zero_len + GRANULE - 1) & ~(size_t)(GRANULE - 1));
+	uintptr_t base = ((uintptr_t)obj & ~HDP_TAG_MASK) | (uintptr_t)tag << HDP_TAG_SHIFT;
+	uintptr_t p = base, end = base + ((hp->obj_size + GRANULE - 1) & ~(size_t)(GRANULE - 1));
+	uintptr_t zstart = base + (zero_start & ~(size_t)(GRANULE - 1));
+	uintptr_t zend = zero_end > zero_start
+			 ? base + ((zero_end + GRANULE - 1) & ~(size_t)(GRANULE - 1)) : zstart;
 
+	for (; p < zstart; p += GRANULE)
+		__asm__ volatile(".arch armv8.5-a+memtag\n\tstg %0, [%0]"
+				 : : "r"(p) : "memory");
 	for (; p < zend; p += GRANULE)
 		__asm__ volatile(".arch armv8.5-a+memtag\n\tstzg %0, [%0]"
 				 : : "r"(p) : "memory");
@@ -164,12 +172,13 @@ static int mte_attach(struct hdp_harden_pool *hp)
 }
 
 static void mte_set_tag(struct hdp_harden_pool *hp, void *obj, unsigned tag,
-			size_t zero_len)
+			size_t zero_start, size_t zero_end)
 {
 	(void)hp;
 	(void)obj;
 	(void)tag;
-	(void)zero_len;
+	(void)zero_start;
+	(void)zero_end;
 }
 #endif
 

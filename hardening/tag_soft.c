@@ -18,12 +18,12 @@ static int soft_attach(struct hdp_harden_pool *hp)
 }
 
 static void soft_set_tag(struct hdp_harden_pool *hp, void *obj, unsigned tag,
-			 size_t zero_len)
+			 size_t zero_start, size_t zero_end)
 {
 	(void)hp;
 	(void)tag;
-	if (zero_len)
-		zero_wipe(obj, zero_len);
+	if (zero_end > zero_start)
+		zero_wipe((char *)obj + zero_start, zero_end - zero_start);
 }
 
 const struct hdp_tag_ops hdp_tag_soft_ops = {

@@ -343,6 +343,11 @@ int hdp_pool_configure(struct hdp_pool *pool, const struct hdp_harden_config *cf
 	return hdp_harden_pool_configure(&pool->hp, cfg);
 }
 
+struct hdp_harden_pool *hdp_pool_harden(struct hdp_pool *pool)
+{
+	return &pool->hp;
+}
+
 int hdp_pool_set(struct hdp_pool *pool, const char *key, const char *value)
 {
 	return hdp_harden_pool_set_key(&pool->hp, key, value);

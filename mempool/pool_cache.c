@@ -304,13 +304,13 @@ static void free_to_cache(struct hdp_pool *pool, struct pool_cache *c,
  * The careful path, in chunks: report bad pointers, run the hardening
  * hook (which may refuse double frees and stale handles), strip tags.
  */
-HDP_COLD static unsigned free_slow(struct hdp_pool *pool, struct pool_cache *c,
-				   void *const *objs, const uint32_t *used,
+static unsigned free_checked(struct hdp_pool *pool, struct pool_cache *c,
+				   void *const *objs, const struct hdp_extent *ext,
 				   unsigned n, uint64_t w)
 {
 	struct hdp_harden_tls *t = c ? &c->hts : &pool->orphan_hts;
 	void *good[64], *out[64];
-	uint32_t good_used[64];
+	struct hdp_extent good_ext[64];
 	unsigned freed = 0;
 
 	for (unsigned i = 0; i < n;) {
@@ -321,14 +321,15 @@ HDP_COLD static unsigned free_slow(struct hdp_pool *pool, struct pool_cache *c,
 				report_invalid(pool, objs[i]);
 				continue;
 			}
-			good_used[ngood] = used ? used[i] : UINT32_MAX;
+			if (ext)
+				good_ext[ngood] = ext[i];
 			good[ngood++] = objs[i];
 		}
 		if (hdp_hw_flags(w) & HDP_HF_HOOKS) {
 			if (!c)
 				pthread_mutex_lock(&pool->lock);
 			kept = hdp_harden_on_free(&pool->hp, t, w, good,
-						  used ? good_used : NULL, out, ngood);
+						  ext ? good_ext : NULL, out, ngood);
 			if (!c)
 				pthread_mutex_unlock(&pool->lock);
 		} else {
@@ -357,7 +358,7 @@ static inline bool all_plain_and_valid(const struct hdp_pool *pool,
 }
 
 static inline unsigned free_n(struct hdp_pool *pool, void *const *objs,
-			      const uint32_t *used, unsigned n)
+			      const struct hdp_extent *ext, unsigned n)
 {
 	struct pool_cache *c = cache_of(pool);
 	uint64_t w = hdp_harden_word(&pool->hp);
@@ -367,7 +368,7 @@ static inline unsigned free_n(struct hdp_pool *pool, void *const *objs,
 		free_to_cache(pool, c, objs, n);
 		return n;
 	}
-	return free_slow(pool, c, objs, used, n, w);
+	return free_checked(pool, c, objs, ext, n, w);
 }
 
 unsigned hdp_pool_free_burst(struct hdp_pool *pool, void *const *objs,
@@ -376,10 +377,10 @@ unsigned hdp_pool_free_burst(struct hdp_pool *pool, void *const *objs,
 	return free_n(pool, objs, NULL, n);
 }
 
-unsigned hdp_pool_free_burst_used(struct hdp_pool *pool, void *const *objs,
-				  const uint32_t *used, unsigned n)
+unsigned hdp_pool_free_burst_extent(struct hdp_pool *pool, void *const *objs,
+				    const struct hdp_extent *ext, unsigned n)
 {
-	return free_n(pool, objs, used, n);
+	return free_n(pool, objs, ext, n);
 }
 
 int hdp_pool_free_bulk(struct hdp_pool *pool, void *const *objs, unsigned n)

@@ -109,21 +109,26 @@ Test(harden_zero, allocation_does_not_wipe_what_free_already_wiped)
 	hdp_pool_destroy(pool);
 }
 
-Test(harden_zero, used_wipes_only_the_bytes_written)
+Test(harden_zero, used_wipes_only_the_extent_written)
 {
-	struct hdp_pool *pool = hardened_pool("frames", 2048, 4, 0,
+	struct hdp_pool *pool = hardened_pool("frames", 2048, 1, HDP_POOL_F_NO_CACHE,
 					      "init_on_free=used,init_check=off,tag=off");
 	unsigned char *obj = must_alloc(pool);
-	uint32_t used = 100;
+	struct hdp_extent ext = { 256, 356 };
 	struct hdp_pool_stats st;
 
-	memset(obj, 0x11, 100);
-	obj[1000] = 0x22;	/* written past what the pool was told */
-	cr_assert_eq(hdp_pool_free_burst_used(pool, (void **)&obj, &used, 1), 1);
-	cr_assert_eq(nonzero_bytes(obj, 100), 0);
-	cr_assert_eq(obj[1000], 0x22, "bytes past 'used' are not touched");
+	/* Never wiped before: its first free wipes it whole, once. */
+	hdp_pool_free(pool, obj);
+	cr_assert_eq(must_alloc(pool), obj);
+	memset(obj + 256, 0x11, 100);
+	obj[1000] = 0x22;	/* written outside what the pool was told */
+	obj[100] = 0x33;
+	cr_assert_eq(hdp_pool_free_burst_extent(pool, (void **)&obj, &ext, 1), 1);
+	cr_assert_eq(nonzero_bytes(obj + 256, 100), 0);
+	cr_assert_eq(obj[1000], 0x22, "bytes past the extent are not touched");
+	cr_assert_eq(obj[100], 0x33, "bytes before the extent are not touched");
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.bytes_wiped, 100);
+	cr_assert_eq(st.harden.bytes_wiped, 2048 + 100);
 	hdp_pool_destroy(pool);
 }
 

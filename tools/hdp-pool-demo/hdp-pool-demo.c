@@ -25,6 +25,7 @@
 
 #define BURST_MAX 64
 #define IN_FLIGHT 16	/* bursts a worker holds, like frames queued on a ring */
+#define HEADROOM 256	/* where copy-mode AF_XDP puts a packet in its frame */
 
 struct options {
 	unsigned threads;
@@ -64,7 +65,7 @@ static void *worker_main(void *arg)
 	unsigned held_n[IN_FLIGHT] = { 0 };
 	unsigned slot = 0;
 
-	uint32_t used[IN_FLIGHT][BURST_MAX];
+	struct hdp_extent ext[IN_FLIGHT][BURST_MAX];
 	char packet[1514];
 
 	memset(packet, 0xa5, sizeof(packet));
@@ -73,11 +74,14 @@ static void *worker_main(void *arg)
 		void *meta;
 
 		/* Retire the oldest burst, as TX completion would. */
-		hdp_pool_free_burst_used(w->frames, held[slot], used[slot], held_n[slot]);
+		hdp_pool_free_burst_extent(w->frames, held[slot], ext[slot], held_n[slot]);
 		held_n[slot] = hdp_pool_alloc_burst(w->frames, held[slot], want);
 		for (unsigned i = 0; i < held_n[slot]; i++) {
-			used[slot][i] = 60 + next_rand(&w->seed) % 1454;
-			hdp_pool_copy_in(w->frames, held[slot][i], packet, used[slot][i]);
+			/* A packet of 60 to 1513 bytes after AF_XDP's 256-byte headroom. */
+			uint32_t len = 60 + next_rand(&w->seed) % 1454;
+
+			ext[slot][i] = (struct hdp_extent){ HEADROOM, HEADROOM + len };
+			hdp_pool_copy_in(w->frames, (char *)held[slot][i] + HEADROOM, packet, len);
 		}
 		meta = hdp_pool_alloc(w->meta);
 		if (meta)
@@ -86,7 +90,7 @@ static void *worker_main(void *arg)
 		atomic_fetch_add_explicit(&w->bursts, 1, memory_order_relaxed);
 	}
 	for (unsigned i = 0; i < IN_FLIGHT; i++)
-		hdp_pool_free_burst_used(w->frames, held[i], used[i], held_n[i]);
+		hdp_pool_free_burst_extent(w->frames, held[i], ext[i], held_n[i]);
 	return NULL;
 }
 

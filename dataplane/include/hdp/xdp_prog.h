@@ -11,6 +11,13 @@
 
 struct hdp_xdp_prog;
 
+/*
+ * Bytes of XDP metadata hdp's program writes before a packet
+ * (bpf_xdp_adjust_meta): none. The kernel copies metadata into the frame
+ * with the packet, so a frame's write extent starts this far before it.
+ */
+#define HDP_XDP_META_LEN 0u
+
 extern const unsigned char hdp_bpf_xsk_redirect[];
 extern const size_t hdp_bpf_xsk_redirect_len;
 extern const unsigned char hdp_bpf_sink_count[];

@@ -9,11 +9,23 @@
  * one. With no protection on, the pool's fast path tests the word's low
  * byte and goes on.
  *
- * Per object, hdp keeps 32 bits of metadata: the memory tag and the
- * previous one, whether it is allocated, wiped, tagged, and the epoch in
- * which that was recorded. Turning tracking on starts a new epoch, so
- * nothing recorded before (or not recorded while protections were off) is
- * trusted.
+ * Per object, hdp keeps a state word (the memory tag and the previous one;
+ * whether it is allocated, wiped, tagged, handed out clean; the epoch in
+ * which that was recorded) and the extent the last free wiped. The rule
+ * that keeps every check honest, whatever is switched at run time:
+ *
+ *   A record is trusted only if it was made in the current epoch, and a
+ *   new epoch starts whenever recording resumes (the hooks go from off to
+ *   on): while they were off, objects changed hands unrecorded. Records
+ *   state only what was done: "wiped" means the whole object was zero
+ *   after that free, which a partial (init_on_free=used) wipe can only
+ *   claim for an object that was zero when it was handed out ("clean");
+ *   an object that was not gets the whole wipe once.
+ *
+ * So turning wiping on or narrowing it, turning init_check or tags on, or
+ * any other change never makes an earlier record lie. Epochs are 48 bits
+ * and never reused: at the last one, turning the hooks on is refused
+ * (2^48 re-enables: centuries at the control socket's pace).
  *
  * Soft tags live in the top byte of the pointer (bits 56..59, where arm64
  * MTE keeps them); such a pointer must go through hdp's accessors
@@ -34,29 +46,43 @@
 #include <hdp/profile.h>
 #include <hdp/violation.h>
 
-/* Effective flags: the word's low byte. */
+/*
+ * Effective flags. The hook flags sit in the word's low byte, so the fast
+ * path with no protection on tests one byte.
+ */
 enum hdp_hflag {
 	HDP_HF_BOUNDS		= 1u << 0,
-	HDP_HF_BOUNDS_TREE	= 1u << 1,
+	HDP_HF_BOUNDS_TREE	= 1u << 1,	/* with BOUNDS: the tree lookup */
 	HDP_HF_INIT_ALLOC	= 1u << 2,
 	HDP_HF_INIT_FREE	= 1u << 3,
-	HDP_HF_INIT_USED	= 1u << 4,	/* with INIT_FREE: wipe used bytes */
+	HDP_HF_INIT_USED	= 1u << 4,	/* with INIT_FREE: wipe the extent written */
 	HDP_HF_INIT_CHECK	= 1u << 5,
 	HDP_HF_TAG		= 1u << 6,
 	HDP_HF_TAG_MTE		= 1u << 7,	/* with TAG: the MTE backend */
+	HDP_HF_TAG_ALWAYS	= 1u << 8,	/* objects below tag_sample_min */
 };
 
 /* Flags that need the alloc/free hooks (bounds checks live in copies). */
 #define HDP_HF_HOOKS (HDP_HF_INIT_ALLOC | HDP_HF_INIT_FREE | HDP_HF_INIT_CHECK | \
 		      HDP_HF_TAG)
 
-/* The packed word: flags, policy, sampling, epoch. */
-#define HDP_HW_POLICY_SHIFT	8
-#define HDP_HW_SAMPLE_SHIFT	10	/* 16 bits */
-#define HDP_HW_SMIN_SHIFT	26	/* 21 bits */
-#define HDP_HW_EPOCH_SHIFT	47	/* 16 bits */
+/*
+ * The packed word: flags, policy, tag sampling, sampled full check. What a
+ * burst does comes from one load of it. The epoch is a word of its own,
+ * stored before the word and loaded after it, so a burst sees the epoch
+ * of its word or a later one (and a later one only labels its records
+ * with an epoch in which they are true).
+ */
+#define HDP_HW_FLAGS_BITS	10
+#define HDP_HW_POLICY_SHIFT	10	/* 2 bits */
+#define HDP_HW_SAMPLE_SHIFT	12	/* 16 bits: tag_sample */
+#define HDP_HW_CHECK_SHIFT	28	/* 16 bits: init_check_sample */
+#define HDP_EPOCH_MAX		((UINT64_C(1) << 48) - 1)
 
-static inline unsigned hdp_hw_flags(uint64_t w) { return (unsigned)(w & 0xff); }
+static inline unsigned hdp_hw_flags(uint64_t w)
+{
+	return (unsigned)(w & ((1u << HDP_HW_FLAGS_BITS) - 1));
+}
 static inline enum hdp_policy hdp_hw_policy(uint64_t w)
 {
 	return (enum hdp_policy)((w >> HDP_HW_POLICY_SHIFT) & 3);
@@ -65,13 +91,9 @@ static inline uint32_t hdp_hw_sample(uint64_t w)
 {
 	return (uint32_t)((w >> HDP_HW_SAMPLE_SHIFT) & 0xffff);
 }
-static inline uint32_t hdp_hw_sample_min(uint64_t w)
+static inline uint32_t hdp_hw_check_sample(uint64_t w)
 {
-	return (uint32_t)((w >> HDP_HW_SMIN_SHIFT) & 0x1fffff);
-}
-static inline uint32_t hdp_hw_epoch(uint64_t w)
-{
-	return (uint32_t)((w >> HDP_HW_EPOCH_SHIFT) & 0xffff);
+	return (uint32_t)((w >> HDP_HW_CHECK_SHIFT) & 0xffff);
 }
 
 #define HDP_TAG_SHIFT 56
@@ -111,9 +133,24 @@ struct hdp_harden_counters {
 /* One thread's state for one pool; lives in the pool's per-thread cache. */
 struct hdp_harden_tls {
 	uint32_t sample_countdown;	/* 0: tag the next one */
+	uint32_t check_countdown;	/* 0: check the next one whole */
 	uint64_t rng;
 	struct hdp_harden_counters c;
 };
+
+/*
+ * The bytes of an object written during its life, [start, end): where the
+ * kernel or the application first wrote (a packet's offset in its frame,
+ * or the metadata before it) to the end of the data, widened as the data
+ * grows. init_on_free=used wipes exactly this.
+ */
+struct hdp_extent {
+	uint32_t start;
+	uint32_t end;
+};
+
+/* Per-object state (harden_internal.h). */
+struct hdp_obj_meta;
 
 struct hdp_harden_pool_desc {
 	const char *name;
@@ -133,7 +170,8 @@ struct hdp_harden_pool {
 	size_t objs_len;
 	uint32_t count;
 	uint32_t stride_shift;		/* log2(stride) or UINT32_MAX */
-	_Atomic uint32_t *meta;
+	struct hdp_obj_meta *meta;
+	_Atomic uint64_t epoch;		/* 1..HDP_EPOCH_MAX; 0 before any */
 	const char *name;
 	const struct hdp_tag_ops *tag_ops;
 
@@ -157,7 +195,8 @@ void hdp_harden_pool_fini(struct hdp_harden_pool *hp);
 /*
  * Apply a resolved profile. @excluded is what hdp_harden_config_excluded()
  * said for this pool, @why its words. Takes effect with the next burst.
- * 0, or -EINVAL (tag=mte without MTE; logged). Serialise calls per pool.
+ * 0, -EINVAL (tag=mte without MTE), -EOVERFLOW (no epoch left), all
+ * logged. Serialise calls per pool.
  */
 int hdp_harden_pool_apply(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 			  uint32_t excluded, const char *why);
@@ -168,6 +207,12 @@ int hdp_harden_pool_apply(struct hdp_harden_pool *hp, const struct hdp_profile *
  */
 int hdp_harden_pool_set_key(struct hdp_harden_pool *hp, const char *key,
 			    const char *value);
+
+/*
+ * For tests only: set the epoch counter, to reach the end of the epochs
+ * without 2^48 re-enables. The next off-to-on change starts @epoch + 1.
+ */
+void hdp_harden_pool_test_set_epoch(struct hdp_harden_pool *hp, uint64_t epoch);
 
 /* Resolve @cfg for this pool's name and apply it. */
 int hdp_harden_pool_configure(struct hdp_harden_pool *hp,
@@ -180,22 +225,24 @@ static inline uint64_t hdp_harden_word(struct hdp_harden_pool *hp)
 }
 
 /*
- * After @n objects left the pool: check (init_check), zero, pick tags.
- * Tagged objects get their tag in @objs. Never fails: an object found
- * written after free is reported, wiped again and handed out.
+ * After @n objects left the pool: check (init_check: the extent the last
+ * free wiped, or one allocation in init_check_sample the whole object),
+ * zero, pick tags. Tagged objects get their tag in @objs. Never fails: an
+ * object found written after free is reported, wiped again and handed out.
+ * Costs one metadata load per object plus what the protections do.
  */
 void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 			 uint64_t w, void **objs, unsigned n);
 
 /*
  * Before @n objects (already checked to be this pool's, tags still on)
- * go back: refuse double frees and stale handles, retag, wipe. @used, if
- * not NULL, says how many bytes of each object may have been written
- * (for init_on_free=used). The accepted objects, untagged, go to @out;
- * returns how many.
+ * go back: refuse double frees and stale handles, retag, wipe. @ext, if
+ * not NULL, gives each object's write extent (for init_on_free=used;
+ * clamped to the object); NULL means "anywhere". The accepted objects,
+ * untagged, go to @out; returns how many.
  */
 unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			    uint64_t w, void *const *objs, const uint32_t *used,
+			    uint64_t w, void *const *objs, const struct hdp_extent *ext,
 			    void **out, unsigned n);
 
 /*
@@ -228,7 +275,9 @@ struct hdp_harden_stats {
 	unsigned flags;			/* enum hdp_hflag */
 	enum hdp_policy on_violation;
 	uint32_t tag_sample;
-	uint32_t tag_sample_min;
+	uint32_t tag_sample_min;	/* objects below it are always tagged */
+	uint32_t check_sample;		/* init_check_sample */
+	uint64_t epoch;
 	const char *tag_backend;	/* "off", "soft", "mte" */
 	uint64_t bytes_wiped;
 	uint64_t objs_tagged;

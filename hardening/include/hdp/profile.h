@@ -11,7 +11,8 @@
  * Keys (per pool; [pool:default] and bare keys in a string apply to all):
  *   bounds = on|off               bounds_lookup = fast|tree
  *   init_on_alloc = on|off        init_on_free = on|off|used
- *   init_check = on|off           init_exclude = default|none|NAME[,NAME...]
+ *   init_check = on|off           init_check_sample = 1..65535
+ *   init_exclude = default|none|NAME[,NAME...]
  *   tag = off|auto|mte|soft       tag_sample = 1..65535
  *   tag_sample_min = BYTES        on_violation = abort|drop|report
  * init_exclude is one list for all pools (globs allowed): set it in
@@ -30,6 +31,8 @@
 #define HDP_PROFILE_POOLS_MAX	256
 #define HDP_EXCLUDE_MAX		64
 #define HDP_TAG_SAMPLE_MAX	65535u
+#define HDP_CHECK_SAMPLE_MAX	65535u
+#define HDP_CHECK_SAMPLE_DEFAULT 16u
 #define HDP_TAG_SAMPLE_MIN_MAX	(1u << 20)
 
 enum hdp_init_free {
@@ -56,6 +59,7 @@ enum hdp_key {
 	HDP_KEY_TAG_SAMPLE	= 1u << 6,
 	HDP_KEY_TAG_SAMPLE_MIN	= 1u << 7,
 	HDP_KEY_ON_VIOLATION	= 1u << 8,
+	HDP_KEY_INIT_CHECK_SAMPLE = 1u << 9,
 };
 
 struct hdp_profile {
@@ -65,6 +69,7 @@ struct hdp_profile {
 	bool init_on_alloc;
 	enum hdp_init_free init_on_free;
 	bool init_check;
+	uint32_t init_check_sample;	/* 1: every allocation checked whole */
 	enum hdp_tag_mode tag;
 	uint32_t tag_sample;
 	uint32_t tag_sample_min;
@@ -104,10 +109,21 @@ struct hdp_harden_config {
 
 /*
  * The built-in defaults: every protection on (bounds fast, init_on_free on,
- * init_check on, tag auto with tag_sample 1), init_on_alloc off (redundant
- * with init_on_free), on_violation abort.
+ * init_check on with init_check_sample 16, tag auto with tag_sample 1),
+ * init_on_alloc off (redundant with init_on_free), on_violation abort.
  */
 void hdp_profile_defaults(struct hdp_profile *p);
+
+/*
+ * Which keys need which, in one table (profile.c). hdp_profile_normalize()
+ * gives a key that needs another and was not set explicitly the value its
+ * needs allow (init_check is on by default only where something wipes);
+ * hdp_profile_check() refuses a key set explicitly against its needs:
+ * 0, or -EINVAL with @why saying which key needs which. Used at start-up,
+ * on every runtime change, and for what is shown.
+ */
+void hdp_profile_normalize(struct hdp_profile *p);
+int hdp_profile_check(const struct hdp_profile *p, const char **why);
 
 /* An empty configuration (built-in defaults only). */
 void hdp_harden_config_init(struct hdp_harden_config *cfg);

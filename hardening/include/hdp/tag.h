@@ -23,11 +23,12 @@ struct hdp_tag_ops {
 	/* Prepare the pool's memory (PROT_MTE). 0 or a negative errno. */
 	int (*pool_attach)(struct hdp_harden_pool *hp);
 	/*
-	 * Give @obj the memory tag @tag and zero its first @zero_len bytes,
-	 * in one pass where the hardware allows (STZG).
+	 * Give @obj the memory tag @tag and zero its bytes [@zero_start,
+	 * @zero_end), in one pass where the hardware allows (STZG; it may
+	 * zero the granules around that range too).
 	 */
 	void (*set_tag)(struct hdp_harden_pool *hp, void *obj, unsigned tag,
-			size_t zero_len);
+			size_t zero_start, size_t zero_end);
 	/*
 	 * Optional: pick a tag for @obj avoiding @avoid (IRG on MTE). NULL:
 	 * hdp_tag_choose().

@@ -123,11 +123,14 @@ unsigned hdp_pool_free_burst(struct hdp_pool *pool, void *const *objs,
 			     unsigned n);
 
 /*
- * As hdp_pool_free_burst(), telling the pool how many bytes of each object
- * may have been written, so init_on_free=used wipes only those.
+ * As hdp_pool_free_burst(), telling the pool which bytes of each object
+ * were written during its life (struct hdp_extent), so init_on_free=used
+ * wipes only those. An extent that misses a written byte breaks "a free
+ * object is all zero", which init_check's sampled whole-object check then
+ * reports as a write after free: give the widest extent that was written.
  */
-unsigned hdp_pool_free_burst_used(struct hdp_pool *pool, void *const *objs,
-				  const uint32_t *used, unsigned n);
+unsigned hdp_pool_free_burst_extent(struct hdp_pool *pool, void *const *objs,
+				    const struct hdp_extent *ext, unsigned n);
 
 /*
  * Free all @n objects, or none if any pointer is invalid: 0 or -EINVAL.
@@ -168,7 +171,9 @@ void hdp_pool_set_hooks(struct hdp_pool *pool, const struct hdp_pool_hooks *hook
  * Hardening. A new pool has none (one branch on the fast path) until a
  * profile is applied: hdp_pool_configure() resolves @cfg for the pool's
  * name, exclusions included; hdp_pool_set() changes one key at run time,
- * between bursts. Both: 0 or -EINVAL (logged).
+ * between bursts. Both: 0 or -EINVAL (logged); hdp_pool_set() also
+ * -EOVERFLOW when turning protections back on would need an epoch and
+ * none is left (after 2^48 re-enables).
  */
 int hdp_pool_configure(struct hdp_pool *pool, const struct hdp_harden_config *cfg);
 int hdp_pool_set(struct hdp_pool *pool, const char *key, const char *value);
@@ -189,6 +194,9 @@ int hdp_pool_copy_out(struct hdp_pool *pool, void *dst, const void *src, size_t 
  */
 int hdp_pool_desc_to_ptr(struct hdp_pool *pool, uint64_t addr, uint32_t len,
 			 void **out);
+
+/* The pool's hardening state, for the hdp_harden_pool_* calls. */
+struct hdp_harden_pool *hdp_pool_harden(struct hdp_pool *pool);
 
 /* The pool's layout, as an AF_XDP UMEM or a bounds check needs it. */
 struct hdp_pool_layout {

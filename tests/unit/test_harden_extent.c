@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Write extents: init_on_free=used wipes what was written, init_check
+ * verifies what the last free wiped, and one allocation in
+ * init_check_sample is checked whole. Whatever the order of frees with
+ * long and short extents and of runtime switches, a free object stays
+ * all zero and no check reports what was not a write after free.
+ */
+#include <criterion/criterion.h>
+
+#include <hdp/pool.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "support.h"
+
+TestSuite(harden_extent, .init = capture_logs);
+
+#define FRAME 2048
+#define HEADROOM 256
+
+static size_t nonzero_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t count = 0;
+
+	for (size_t i = 0; i < n; i++)
+		count += b[i] != 0;
+	return count;
+}
+
+/* A "packet" of @len bytes at the headroom, as AF_XDP copy mode writes it. */
+static struct hdp_extent receive(void *obj, uint32_t len, unsigned char fill)
+{
+	memset((char *)hdp_untag(obj) + HEADROOM, fill, len);
+	return (struct hdp_extent){ HEADROOM, HEADROOM + len };
+}
+
+static void *alloc_one(struct hdp_pool *pool)
+{
+	void *obj = hdp_pool_alloc(pool);
+
+	cr_assert_not_null(obj);
+	return obj;
+}
+
+static void free_one(struct hdp_pool *pool, void *obj, struct hdp_extent ext)
+{
+	cr_assert_eq(hdp_pool_free_burst_extent(pool, &obj, &ext, 1), 1);
+}
+
+/*
+ * The reported abort of issue 15: frames written long while wiping was
+ * off, then wiped only as far as a short packet once "used" is on, then
+ * checked whole. The first "used" free of an object nobody wiped must
+ * wipe all of it.
+ */
+Test(harden_extent, used_after_off_never_reports_what_was_written_while_off)
+{
+	struct hdp_pool *pool = hardened_pool("umem", FRAME, 8, 0,
+		"init_on_free=used,init_check=on,init_check_sample=1,tag=soft,tag_sample=10,"
+		"on_violation=report");
+	void *objs[8];
+
+	cr_assert_not_null(pool, "%s", captured_logs());
+	for (int round = 0; round < 3; round++) {
+		cr_assert_eq(hdp_pool_set(pool, "init_check", "off"), 0, "%s", captured_logs());
+		cr_assert_eq(hdp_pool_set(pool, "init_on_free", "off"), 0, "%s", captured_logs());
+		cr_assert_eq(hdp_pool_alloc_bulk(pool, objs, 8), 0);
+		for (int i = 0; i < 8; i++)
+			free_one(pool, objs[i], receive(objs[i], 1400, 0xa5));
+		cr_assert_eq(hdp_pool_set(pool, "init_on_free", "used"), 0);
+		cr_assert_eq(hdp_pool_set(pool, "init_check", "on"), 0);
+		for (int pass = 0; pass < 2; pass++) {
+			cr_assert_eq(hdp_pool_alloc_bulk(pool, objs, 8), 0);
+			for (int i = 0; i < 8; i++)
+				free_one(pool, objs[i], receive(objs[i], 64, 0x5a));
+		}
+	}
+	cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), 0, "%s", captured_logs());
+	cr_assert_eq(hdp_pool_alloc_bulk(pool, objs, 8), 0);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(nonzero_bytes(hdp_untag(objs[i]), FRAME), 0);
+	hdp_pool_destroy(pool);
+}
+
+/*
+ * test_meminit's sweep with extents: frames reused by packets of
+ * decreasing, then increasing, then random lengths, cached or not, with
+ * and without tags: after every free and reallocation not one byte is
+ * left, and nothing is reported.
+ */
+Test(harden_extent, no_byte_survives_reuse_by_longer_and_shorter_packets)
+{
+	static const char *const specs[] = {
+		"init_on_free=used,init_check=on,init_check_sample=1,tag=off",
+		"init_on_free=used,init_check=on,init_check_sample=1,tag=soft,tag_sample=3",
+		"init_on_free=used,init_check=on,init_check_sample=1,init_on_alloc=on,tag=off",
+	};
+	static const unsigned flags[] = { 0, HDP_POOL_F_NO_CACHE };
+	uint32_t seed = 1;
+
+	for (size_t p = 0; p < HDP_ARRAY_SIZE(specs); p++)
+	for (size_t f = 0; f < HDP_ARRAY_SIZE(flags); f++) {
+		char spec[200];
+		struct hdp_pool *pool;
+		void *objs[4];
+
+		snprintf(spec, sizeof(spec), "%s,on_violation=report", specs[p]);
+		pool = hardened_pool("sweep", FRAME, 4, flags[f], spec);
+		cr_assert_not_null(pool, "%s", captured_logs());
+		for (int step = 0; step < 90; step++) {
+			uint32_t len = step < 30 ? 1700 - 55 * (uint32_t)step
+				     : step < 60 ? 60 + 55 * (uint32_t)(step - 30)
+				     : 60 + (seed = seed * 1103515245u + 12345u) % 1700;
+
+			cr_assert_eq(hdp_pool_alloc_bulk(pool, objs, 4), 0);
+			for (int i = 0; i < 4; i++) {
+				cr_assert_eq(nonzero_bytes(hdp_untag(objs[i]), FRAME), 0,
+					     "%s, step %d: byte left over", specs[p], step);
+				free_one(pool, objs[i], receive(objs[i], len, 0xc3));
+			}
+		}
+		cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), 0, "%s: %s", specs[p],
+			     captured_logs());
+		hdp_pool_destroy(pool);
+	}
+}
+
+/* One object, cycled until its whole-check countdown is far off. */
+static struct hdp_pool *one_frame(const char *spec, void **obj)
+{
+	struct hdp_pool *pool = hardened_pool("one", FRAME, 1, HDP_POOL_F_NO_CACHE, spec);
+
+	cr_assert_not_null(pool, "%s", captured_logs());
+	/* First free wipes whole; the first allocation is checked whole. */
+	*obj = alloc_one(pool);
+	free_one(pool, *obj, receive(*obj, 100, 1));
+	*obj = alloc_one(pool);
+	return pool;
+}
+
+Test(harden_extent, a_write_after_free_inside_the_extent_is_caught_every_time)
+{
+	void *obj;
+	struct hdp_pool *pool = one_frame("init_on_free=used,init_check=on,init_check_sample=65535,"
+					  "tag=off,on_violation=report", &obj);
+
+	for (int i = 0; i < 50; i++) {
+		free_one(pool, obj, receive(obj, 300, 7));
+		((char *)obj)[HEADROOM + 299] = 'x';	/* the bug: last byte of the extent */
+		obj = alloc_one(pool);
+		cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), (unsigned long long)i + 1);
+	}
+	cr_assert(log_contains("first at byte 555"), "%s", captured_logs());
+	hdp_pool_destroy(pool);
+}
+
+Test(harden_extent, only_the_extent_is_read_between_whole_checks)
+{
+	void *obj;
+	struct hdp_pool *pool = one_frame("init_on_free=used,init_check=on,init_check_sample=65535,"
+					  "tag=off,on_violation=report", &obj);
+	struct hdp_pool_stats before, after;
+
+	free_one(pool, obj, receive(obj, 60, 7));
+	((char *)obj)[1500] = 'x';	/* beyond the extent: left to the whole check */
+	hdp_pool_stats_get(pool, &before);
+	obj = alloc_one(pool);
+	hdp_pool_stats_get(pool, &after);
+	cr_assert_eq(after.harden.checks, before.harden.checks + 1);
+	cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), 0,
+		     "with a countdown of up to 131068 the next check is not whole");
+	hdp_pool_destroy(pool);
+}
+
+/* The sampled whole check finds a write beyond the extent, soon enough. */
+Test(harden_extent, a_write_beyond_the_extent_is_caught_by_the_sampled_whole_check)
+{
+	void *obj;
+	struct hdp_pool *pool = one_frame("init_on_free=used,init_check=on,init_check_sample=8,"
+					  "tag=off,on_violation=report", &obj);
+	int tries;
+
+	free_one(pool, obj, receive(obj, 60, 7));
+	((char *)obj)[1500] = 'x';
+	for (tries = 1; tries <= 200; tries++) {
+		obj = alloc_one(pool);
+		if (violations(pool, HDP_V_WRITE_AFTER_FREE))
+			break;
+		free_one(pool, obj, receive(obj, 60, 7));
+	}
+	/* Gaps are at most 2 * 8 - 1 allocations. */
+	cr_assert_leq(tries, 16, "caught after %d allocations", tries);
+	cr_assert(log_contains("first at byte 1500"), "%s", captured_logs());
+	cr_assert_eq(nonzero_bytes(hdp_untag(obj), FRAME), 0, "wiped whole once found");
+	hdp_pool_destroy(pool);
+}
+
+Test(harden_extent, init_check_sample_1_checks_every_allocation_whole)
+{
+	void *obj;
+	struct hdp_pool *pool = one_frame("init_on_free=used,init_check=on,init_check_sample=1,"
+					  "tag=off,on_violation=report", &obj);
+
+	for (int i = 0; i < 20; i++) {
+		free_one(pool, obj, receive(obj, 60, 7));
+		((char *)obj)[2047] = 'x';
+		obj = alloc_one(pool);
+		cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), (unsigned long long)i + 1);
+	}
+	hdp_pool_destroy(pool);
+}
+
+/* Extents that lie (past the end, backwards) are clamped, not trusted. */
+Test(harden_extent, a_bad_extent_is_clamped_to_the_object)
+{
+	void *obj;
+	struct hdp_pool *pool = one_frame("init_on_free=used,init_check=on,init_check_sample=1,"
+					  "tag=off,on_violation=report", &obj);
+
+	memset(obj, 0xee, FRAME);
+	free_one(pool, obj, (struct hdp_extent){ 0, UINT32_MAX });
+	cr_assert_eq(nonzero_bytes(obj, FRAME), 0);
+	obj = alloc_one(pool);
+	free_one(pool, obj, (struct hdp_extent){ 500, 100 });
+	obj = alloc_one(pool);
+	cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), 0, "%s", captured_logs());
+	hdp_pool_destroy(pool);
+}
+
+Test(harden_extent, init_on_free_on_ignores_extents)
+{
+	void *obj;
+	struct hdp_pool *pool = one_frame("init_on_free=on,init_check=on,tag=off", &obj);
+
+	memset(obj, 0xee, FRAME);
+	free_one(pool, obj, (struct hdp_extent){ 256, 300 });
+	cr_assert_eq(nonzero_bytes(obj, FRAME), 0);
+	hdp_pool_destroy(pool);
+}
