@@ -1,30 +1,107 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* The control socket: the seed's debugfs bool, per pool and for every key. */
+/*
+ * The control socket: the seed's debugfs bool, per pool and for every key.
+ *
+ * Served from one thread without ever waiting on a client: every socket
+ * is non-blocking, up to HDP_CTL_CLIENTS_MAX clients are served side by
+ * side, each has HDP_CTL_DEADLINE_MS to send its request line and as long
+ * again to take its reply, and hdp_ctl_run() returns within the time it
+ * was given. A client over the cap gets "error: busy" at once.
+ */
 #include <hdp/ctl.h>
-#include <hdp/fwd.h>
 #include <hdp/log.h>
-#include <hdp/strbuf.h>
 
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
+
+#define REPLY_MAX 65536
+#define DRAIN_MAX 65536		/* bytes read past a request before giving up */
+
+enum client_state {
+	CLIENT_FREE = 0,
+	CLIENT_READING,		/* waiting for the request line */
+	CLIENT_WRITING,		/* sending the reply */
+	CLIENT_DRAINING,	/* reply sent: reading to EOF, so close() resets nothing */
+};
+
+struct client {
+	enum client_state state;
+	int fd;
+	int64_t deadline;	/* CLOCK_MONOTONIC, ms */
+	size_t got;
+	char req[HDP_CTL_REQUEST_MAX + 1];
+	char *reply;
+	size_t reply_len, sent, drained;
+};
 
 struct hdp_ctl {
 	int fd;
 	struct hdp_fwd *f;
+	dev_t dev;		/* the socket file we made: remove only that */
+	ino_t ino;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct client clients[HDP_CTL_CLIENTS_MAX];
 };
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Make @path ours to bind: nothing there, or a socket nobody listens on
+ * (a forwarder that was killed). Anything else stays and is refused.
+ */
+static int claim_path(const char *path, const struct sockaddr_un *sa)
+{
+	struct stat st;
+	int fd, err;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode)) {
+		hdp_log(HDP_LOG_ERR, "control socket %s: something that is not a socket is there; "
+			"refusing to replace it (give another --ctl)", path);
+		return -EEXIST;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	err = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) ? errno : 0;
+	close(fd);
+	if (err == 0) {
+		hdp_log(HDP_LOG_ERR, "control socket %s: another process listens there "
+			"(another hdp-fwd?); give this one another --ctl", path);
+		return -EADDRINUSE;
+	}
+	if (err != ECONNREFUSED) {
+		hdp_log(HDP_LOG_ERR, "control socket %s: cannot tell whether it is in use: %s",
+			path, strerror(err));
+		return -err;
+	}
+	/* Stale: its listener is gone. */
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
 
 struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct hdp_ctl *c;
+	struct stat st;
 	mode_t old;
 	int err;
 
@@ -39,16 +116,23 @@ struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f)
 	c->f = f;
 	strcpy(c->path, path);
 	strcpy(sa.sun_path, path);
+	err = claim_path(path, &sa);
+	if (err) {
+		free(c);
+		errno = -err;
+		return NULL;
+	}
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c->fd < 0)
 		goto err;
-	unlink(path);
 	/* Owner only from the moment it exists, not after a chmod. */
 	old = umask(0177);
 	err = bind(c->fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
-	if (err || chmod(path, 0600) || listen(c->fd, 8))
+	if (err || stat(path, &st) || chmod(path, 0600) || listen(c->fd, 16))
 		goto err;
+	c->dev = st.st_dev;
+	c->ino = st.st_ino;
 	return c;
 err:
 	err = errno;
@@ -60,116 +144,9 @@ err:
 	return NULL;
 }
 
-int hdp_ctl_fd(const struct hdp_ctl *c)
+void hdp_ctl_set_fwd(struct hdp_ctl *c, struct hdp_fwd *f)
 {
-	return c->fd;
-}
-
-/* Errors from hdp_pool_set() go to the log: catch them for the reply. */
-static void capture_sink(void *ctx, enum hdp_log_level level, const char *msg)
-{
-	if (level <= HDP_LOG_WARN)
-		hdp_strbuf_printf(ctx, "error: %s\n", msg);
-}
-
-static int pools_text(struct hdp_pool *pool, void *ctx)
-{
-	struct hdp_pool_stats st;
-	char text[4096];
-
-	hdp_pool_stats_get(pool, &st);
-	hdp_pool_stats_text(&st, text, sizeof(text));
-	hdp_strbuf_printf(ctx, "%s", text);
-	return 0;
-}
-
-static int pools_json(struct hdp_pool *pool, void *ctx)
-{
-	struct hdp_strbuf *o = ctx;
-	struct hdp_pool_stats st;
-	char json[4096];
-
-	hdp_pool_stats_get(pool, &st);
-	hdp_pool_stats_json(&st, json, sizeof(json));
-	hdp_strbuf_printf(o, "%s%s", o->used > 1 ? "," : "", json);
-	return 0;
-}
-
-static int answer(struct hdp_fwd *f, const char *req, struct hdp_strbuf *o)
-{
-	char pool[64], key[64], value[64], extra;
-	struct hdp_pool *p;
-	int ret;
-
-	if (strcmp(req, "stats") == 0) {
-		o->used = (size_t)hdp_fwd_stats_text(f, o->buf, o->len);
-		return 0;
-	}
-	if (strcmp(req, "stats json") == 0) {
-		o->used = (size_t)hdp_fwd_stats_json(f, o->buf, o->len);
-		hdp_strbuf_printf(o, "\n");
-		return 0;
-	}
-	if (strcmp(req, "pools") == 0) {
-		hdp_pool_foreach(pools_text, o);
-		return 0;
-	}
-	if (strcmp(req, "pools json") == 0) {
-		hdp_strbuf_printf(o, "[");
-		hdp_pool_foreach(pools_json, o);
-		hdp_strbuf_printf(o, "]\n");
-		return 0;
-	}
-	if (sscanf(req, "set %63s %63s %63s %c", pool, key, value, &extra) == 3) {
-		p = hdp_pool_find(pool);
-		if (!p) {
-			hdp_strbuf_printf(o, "error: no pool is called '%s' (try: pools)\n", pool);
-			return -ENOENT;
-		}
-		hdp_log_set_sink(capture_sink, o);
-		ret = hdp_pool_set(p, key, value);
-		hdp_log_set_sink(NULL, NULL);
-		if (ret == 0) {
-			hdp_strbuf_printf(o, "ok: pool %s: %s=%s\n", pool, key, value);
-			hdp_log(HDP_LOG_INFO, "control: pool %s: %s=%s", pool, key, value);
-		} else if (!o->used) {
-			hdp_strbuf_printf(o, "error: %s\n", strerror(-ret));
-		}
-		return ret;
-	}
-	if (strcmp(req, "help") == 0) {
-		hdp_strbuf_printf(o, "stats | stats json | pools | pools json | set POOL KEY VALUE\n");
-		return 0;
-	}
-	hdp_strbuf_printf(o, "error: unknown request '%.64s' (try: help)\n", req);
-	return -EINVAL;
-}
-
-char *hdp_ctl_request_line(char *buf, size_t got)
-{
-	if (got > HDP_CTL_REQUEST_MAX)
-		got = HDP_CTL_REQUEST_MAX;
-	buf[got] = '\0';
-	/* A NUL inside the line ends it too: what is answered is what is logged. */
-	buf[strcspn(buf, "\r\n")] = '\0';
-	return buf;
-}
-
-int hdp_ctl_answer(struct hdp_fwd *f, const char *req, char *reply, size_t len)
-{
-	struct hdp_strbuf o = hdp_strbuf_init(reply, len);
-	int ret;
-
-	if (!len)
-		return -ENOSPC;
-	ret = answer(f, req, &o);
-	/* Half a JSON document is worse than none: say what was cut instead. */
-	if (o.used >= len) {
-		snprintf(reply, len, "error: the reply needs %zu bytes, %zu given\n", o.used + 1,
-			 len);
-		return -ENOSPC;
-	}
-	return ret;
+	c->f = f;
 }
 
 static bool peer_allowed(int fd)
@@ -182,61 +159,195 @@ static bool peer_allowed(int fd)
 	return cred.uid == geteuid() || cred.uid == 0;
 }
 
-void hdp_ctl_serve(struct hdp_ctl *c)
+static void client_close(struct client *cl)
 {
-	static char reply[65536];
-	char req[HDP_CTL_REQUEST_MAX + 1];
-	size_t got = 0;
-	int fd = accept4(c->fd, NULL, NULL, SOCK_CLOEXEC);
+	close(cl->fd);
+	free(cl->reply);
+	*cl = (struct client){ .state = CLIENT_FREE, .fd = -1 };
+}
 
-	if (fd < 0)
-		return;
-	if (!peer_allowed(fd)) {
-		static const char no[] = "error: permission denied\n";
-
-		if (write(fd, no, sizeof(no) - 1) < 0)
-			hdp_log(HDP_LOG_DEBUG, "control: refused peer went away");
-		close(fd);
-		return;
-	}
-	/* One line, within a second: a silent or half-closed client is dropped. */
-	while (got < HDP_CTL_REQUEST_MAX) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-
-		if (poll(&pfd, 1, 1000) <= 0)
-			break;
-		n = read(fd, req + got, HDP_CTL_REQUEST_MAX - got);
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-		if (memchr(req, '\n', got))
-			break;
-	}
-	hdp_ctl_request_line(req, got);
-	if (got) {
-		size_t off = 0, len;
-
-		hdp_ctl_answer(c->f, req, reply, sizeof(reply));
-		len = strlen(reply);
-		while (off < len) {
-			ssize_t n = send(fd, reply + off, len - off, MSG_NOSIGNAL);
-
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
-	}
+/* A one-line answer to a client we will not serve: best effort, then gone. */
+static void refuse(int fd, const char *why)
+{
+	if (send(fd, why, strlen(why), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		hdp_log(HDP_LOG_DEBUG, "control: refused client went away");
+	shutdown(fd, SHUT_WR);
 	close(fd);
+}
+
+static void accept_clients(struct hdp_ctl *c, int64_t now)
+{
+	for (;;) {
+		int fd = accept4(c->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct client *slot = NULL;
+
+		if (fd < 0)
+			return;
+		if (!peer_allowed(fd)) {
+			refuse(fd, "error: permission denied\n");
+			continue;
+		}
+		for (unsigned i = 0; i < HDP_CTL_CLIENTS_MAX && !slot; i++)
+			if (c->clients[i].state == CLIENT_FREE)
+				slot = &c->clients[i];
+		if (!slot) {
+			refuse(fd, "error: busy: too many control clients at once, try again\n");
+			continue;
+		}
+		*slot = (struct client){ .state = CLIENT_READING, .fd = fd,
+					 .deadline = now + HDP_CTL_DEADLINE_MS };
+	}
+}
+
+/* The request is complete (or cannot be): answer it, start sending. */
+static void client_answer(struct hdp_ctl *c, struct client *cl, const char *error,
+			  int64_t now)
+{
+	static char reply[REPLY_MAX];
+
+	if (error)
+		snprintf(reply, sizeof(reply), "%s", error);
+	else
+		hdp_ctl_answer(c->f, hdp_ctl_request_line(cl->req, cl->got), reply,
+			       sizeof(reply));
+	cl->reply_len = strlen(reply);
+	cl->reply = malloc(cl->reply_len ? cl->reply_len : 1);
+	if (!cl->reply) {
+		client_close(cl);
+		return;
+	}
+	memcpy(cl->reply, reply, cl->reply_len);
+	cl->state = CLIENT_WRITING;
+	cl->deadline = now + HDP_CTL_DEADLINE_MS;
+}
+
+static void client_read(struct hdp_ctl *c, struct client *cl, int64_t now)
+{
+	ssize_t n = read(cl->fd, cl->req + cl->got, HDP_CTL_REQUEST_MAX - cl->got);
+
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			client_close(cl);
+		return;
+	}
+	if (n == 0 && cl->got == 0) {
+		client_close(cl);	/* connected, said nothing, left */
+		return;
+	}
+	cl->got += (size_t)n;
+	if (memchr(cl->req, '\n', cl->got) || n == 0)
+		client_answer(c, cl, NULL, now);
+	else if (cl->got == HDP_CTL_REQUEST_MAX)
+		client_answer(c, cl, "error: request longer than "
+			      HDP_CTL_REQUEST_MAX_TEXT " bytes without a newline\n", now);
+}
+
+static void client_write(struct client *cl)
+{
+	ssize_t n = send(cl->fd, cl->reply + cl->sent, cl->reply_len - cl->sent,
+			 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			client_close(cl);
+		return;
+	}
+	cl->sent += (size_t)n;
+	if (cl->sent == cl->reply_len) {
+		shutdown(cl->fd, SHUT_WR);
+		cl->state = CLIENT_DRAINING;
+	}
+}
+
+static void client_drain(struct client *cl)
+{
+	char sink[4096];
+	ssize_t n = read(cl->fd, sink, sizeof(sink));
+
+	if (n > 0)
+		cl->drained += (size_t)n;
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
+	    cl->drained > DRAIN_MAX)
+		client_close(cl);
+}
+
+static short events_of(const struct client *cl)
+{
+	return cl->state == CLIENT_WRITING ? POLLOUT : POLLIN;
+}
+
+/* A client out of time: a late answer if it is still waiting for one. */
+static void client_expire(struct hdp_ctl *c, struct client *cl, int64_t now)
+{
+	if (cl->state == CLIENT_READING && cl->got == 0) {
+		client_close(cl);
+		return;
+	}
+	if (cl->state == CLIENT_READING) {
+		client_answer(c, cl, "error: no complete request line within "
+			      HDP_CTL_DEADLINE_TEXT "\n", now);
+		if (cl->state == CLIENT_WRITING)
+			client_write(cl);
+	}
+	client_close(cl);
+}
+
+int hdp_ctl_run(struct hdp_ctl *c, int max_ms)
+{
+	struct pollfd fds[HDP_CTL_CLIENTS_MAX + 1];
+	struct client *who[HDP_CTL_CLIENTS_MAX + 1];
+	int64_t now = now_ms(), until = now + max_ms;
+	unsigned n = 0;
+	int ready;
+
+	fds[n] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
+	who[n++] = NULL;
+	for (unsigned i = 0; i < HDP_CTL_CLIENTS_MAX; i++) {
+		struct client *cl = &c->clients[i];
+
+		if (cl->state == CLIENT_FREE)
+			continue;
+		if (cl->deadline < until)
+			until = cl->deadline;
+		fds[n] = (struct pollfd){ .fd = cl->fd, .events = events_of(cl) };
+		who[n++] = cl;
+	}
+	ready = poll(fds, n, until > now ? (int)(until - now) : 0);
+	if (ready < 0)
+		return errno == EINTR ? 0 : -errno;
+	now = now_ms();
+	for (unsigned i = 1; i < n; i++) {
+		struct client *cl = who[i];
+
+		if (fds[i].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR)) {
+			if (cl->state == CLIENT_READING)
+				client_read(c, cl, now);
+			else if (cl->state == CLIENT_WRITING)
+				client_write(cl);
+			else if (cl->state == CLIENT_DRAINING)
+				client_drain(cl);
+		}
+		if (cl->state != CLIENT_FREE && now >= cl->deadline)
+			client_expire(c, cl, now);
+	}
+	if (fds[0].revents & POLLIN)
+		accept_clients(c, now);
+	return ready;
 }
 
 void hdp_ctl_close(struct hdp_ctl *c)
 {
+	struct stat st;
+
 	if (!c)
 		return;
+	for (unsigned i = 0; i < HDP_CTL_CLIENTS_MAX; i++)
+		if (c->clients[i].state != CLIENT_FREE)
+			client_close(&c->clients[i]);
 	close(c->fd);
-	/* After --user, removal needs that user's write access to the directory. */
-	if (unlink(c->path) && errno != ENOENT)
+	/* Only the socket we made: another may have taken the path since. */
+	if (stat(c->path, &st) == 0 && st.st_dev == c->dev && st.st_ino == c->ino &&
+	    unlink(c->path) && errno != ENOENT)
 		hdp_log(HDP_LOG_WARN, "control socket %s left behind: %s (with --user, put it "
 			"in a directory that user may write)", c->path, strerror(errno));
 	free(c);

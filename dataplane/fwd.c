@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <linux/if_xdp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,27 @@ err:
 	return NULL;
 }
 
+/* Pinned from its first instruction: a CPU it may not use fails here. */
+static int start_worker(struct fwd_worker *w)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int ret;
+
+	ret = pthread_attr_init(&attr);
+	if (ret)
+		return ret;
+	if (w->cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET((size_t)w->cpu, &set);
+		ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	if (!ret)
+		ret = pthread_create(&w->tid, &attr, fwd_worker_main, w);
+	pthread_attr_destroy(&attr);
+	return ret;
+}
+
 int hdp_fwd_start(struct hdp_fwd *f)
 {
 	f->nworkers = f->cfg->ncores;
@@ -198,9 +220,10 @@ int hdp_fwd_start(struct hdp_fwd *f)
 		w->cpu = f->cfg->cores[i];
 		if (!w->ndirs)
 			continue;
-		ret = pthread_create(&w->tid, NULL, fwd_worker_main, w);
+		ret = start_worker(w);
 		if (ret) {
-			hdp_log(HDP_LOG_ERR, "cannot start worker %u: %s", i, strerror(ret));
+			hdp_log(HDP_LOG_ERR, "cannot start worker %u (CPU %d, -1: any): %s", i,
+				w->cpu, strerror(ret));
 			hdp_fwd_stop(f);
 			return -ret;
 		}

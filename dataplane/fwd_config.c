@@ -5,9 +5,11 @@
 
 #include <errno.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg)
 {
@@ -242,6 +244,40 @@ static int set_ports(struct hdp_fwd_cfg *cfg, const char *list, const char *sour
 	return 0;
 }
 
+/* Can this process run on @cpu? (Its affinity mask: online and allowed.) */
+static bool cpu_allowed(int cpu)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return cpu < sysconf(_SC_NPROCESSORS_ONLN);
+	return CPU_ISSET((size_t)cpu, &set);
+}
+
+/* "0-1", "0,2-3": the CPUs this process may use, for messages. */
+static const char *allowed_cpus(void)
+{
+	static char text[128];
+	size_t used = 0;
+	int c = 0;
+
+	text[0] = '\0';
+	while (c < 1024 && used < sizeof(text) - 16) {
+		int end;
+
+		if (!cpu_allowed(c)) {
+			c++;
+			continue;
+		}
+		for (end = c; end + 1 < 1024 && cpu_allowed(end + 1); end++)
+			;
+		used += (size_t)snprintf(text + used, sizeof(text) - used,
+					 end > c ? "%s%d-%d" : "%s%d", used ? "," : "", c, end);
+		c = end + 1;
+	}
+	return text;
+}
+
 static int set_cores(struct hdp_fwd_cfg *cfg, const char *list, const char *source,
 		     int line)
 {
@@ -270,6 +306,15 @@ static int set_cores(struct hdp_fwd_cfg *cfg, const char *list, const char *sour
 	}
 	if (!n)
 		return bad(source, line, "global", "cores", list, "no CPU given");
+	for (unsigned i = 0; i < n; i++) {
+		if (!cpu_allowed(cfg->cores[i])) {
+			char why[200];
+
+			snprintf(why, sizeof(why), "CPU %d is not one this process may run on (it may use %s)",
+				 cfg->cores[i], allowed_cpus());
+			return bad(source, line, "global", "cores", list, why);
+		}
+	}
 	cfg->ncores = n;
 	return 0;
 }

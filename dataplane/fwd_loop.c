@@ -158,13 +158,6 @@ void *fwd_worker_main(void *arg)
 	struct fwd_worker *w = arg;
 	struct hdp_fwd *f = w->f;
 
-	if (w->cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(w->cpu, &set);
-		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	}
 	while (!atomic_load_explicit(&f->stop, memory_order_relaxed)) {
 		unsigned work = 0;
 

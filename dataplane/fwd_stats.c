@@ -112,16 +112,17 @@ int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 		struct hdp_xsk_kstats k;
 
 		hdp_fwd_port_kstats(f, i, &k);
-		hdp_strbuf_printf(&o, "%s{\"ifname\":\"%s\",\"queue\":%u,\"peer\":\"%s\","
-			"\"rx_packets\":%llu,\"rx_bytes\":%llu,\"tx_packets\":%llu,"
+		hdp_strbuf_printf(&o, "%s{\"ifname\":", i ? "," : "");
+		hdp_strbuf_json_string(&o, f->ports[i].cfg.ifname);
+		hdp_strbuf_printf(&o, ",\"queue\":%u,\"peer\":", f->ports[i].cfg.queue);
+		hdp_strbuf_json_string(&o, f->ports[f->ports[i].cfg.peer].cfg.ifname);
+		hdp_strbuf_printf(&o, ",\"rx_packets\":%llu,\"rx_bytes\":%llu,\"tx_packets\":%llu,"
 			"\"tx_bytes\":%llu,\"drops\":{\"invalid_desc\":%llu,\"runt\":%llu,"
 			"\"tx_full\":%llu,\"copy\":%llu},\"fill_empty\":%llu,"
 			"\"wakeups\":%llu,\"kernel\":{\"rx_dropped\":%llu,"
 			"\"rx_invalid_descs\":%llu,\"tx_invalid_descs\":%llu,"
 			"\"rx_ring_full\":%llu,\"rx_fill_ring_empty_descs\":%llu,"
 			"\"tx_ring_empty_descs\":%llu}}",
-		    i ? "," : "", f->ports[i].cfg.ifname, f->ports[i].cfg.queue,
-		    f->ports[f->ports[i].cfg.peer].cfg.ifname,
 		    U(R(s->rx_packets)), U(R(s->rx_bytes)), U(R(s->tx_packets)),
 		    U(R(s->tx_bytes)), U(R(s->drop_invalid_desc)), U(R(s->drop_runt)),
 		    U(R(s->drop_tx_full)), U(R(s->drop_copy)), U(R(s->fill_empty)),

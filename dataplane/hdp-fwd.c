@@ -266,15 +266,18 @@ int main(int argc, char **argv)
 #endif
 	}
 
+	/* The control socket first: a path in use is refused before any set-up. */
+	if (cfg.ctl_path[0] && !(ctl = hdp_ctl_open(cfg.ctl_path, NULL)))
+		return errno == EADDRINUSE || errno == EEXIST || errno == ENAMETOOLONG ? 2 : 1;
 	reserve_hugepages(&cfg);
 	f = hdp_fwd_create(&cfg);
-	if (!f)
-		return 1;
-	running = f;
-	if (cfg.ctl_path[0] && !(ctl = hdp_ctl_open(cfg.ctl_path, f))) {
-		hdp_fwd_destroy(f);
+	if (!f) {
+		hdp_ctl_close(ctl);
 		return 1;
 	}
+	running = f;
+	if (ctl)
+		hdp_ctl_set_fwd(ctl, f);
 	/* The user hdp-fwd becomes keeps the use of its control socket. */
 	if (ctl && cfg.user[0] && chown(cfg.ctl_path, (uid_t)cfg.uid, (gid_t)cfg.gid)) {
 		fprintf(stderr, "hdp-fwd: control socket %s: cannot hand it to user %s: %s\n",
@@ -312,13 +315,15 @@ int main(int argc, char **argv)
 	start = last_stats = now_s();
 	next_stats = start + cfg.stats_interval;
 	while (!hdp_fwd_stopping(f) && !stop_requested) {
-		struct pollfd pfd = { .fd = ctl ? hdp_ctl_fd(ctl) : -1, .events = POLLIN };
 		double t = now_s();
 
 		if (cfg.duration && t - start >= cfg.duration)
 			break;
-		if (poll(&pfd, 1, 100) > 0)
-			hdp_ctl_serve(ctl);
+		/* Never longer than 100 ms, whatever the clients do. */
+		if (ctl)
+			hdp_ctl_run(ctl, 100);
+		else
+			poll(NULL, 0, 100);
 		t = now_s();
 		if (cfg.stats_interval && t >= next_stats) {
 			status_line(f, t - start, t - last_stats, &last_rx, &last_tx);

@@ -31,7 +31,7 @@ struct hdp_dpdk_pool {
 	bool applied;			/* the profile is on: hooks run */
 	bool populating;		/* objects arrive: no hooks yet */
 	bool contiguous;		/* every object inside hp's span */
-	uint32_t *starts;		/* per index: offset of that object's area */
+	uint32_t *starts;		/* per index: where in its slot that object's area starts */
 	bool is_mbuf;
 	uint32_t populated;
 	size_t area_off;		/* hardened area: offset in the element */

@@ -110,8 +110,9 @@ struct populate_ctx {
 /*
  * DPDK keeps objects from straddling a page, so they are not evenly spaced:
  * hdp indexes each by its distance from the first divided by the stride
- * (distinct, since objects do not overlap) and remembers where each one
- * starts, to tell an object from a pointer into one.
+ * (distinct, since objects do not overlap) and remembers where in its
+ * stride-sized slot each one starts (less than the stride, so 32 bits
+ * whatever the size of the chunk), to tell an object from a pointer into one.
  */
 static void note_object(struct rte_mempool *mp, void *opaque, void *obj, rte_iova_t iova)
 {
@@ -122,7 +123,7 @@ static void note_object(struct rte_mempool *mp, void *opaque, void *obj, rte_iov
 	if (pd->hp_ready && area >= pd->hp.base && area - pd->hp.base < pd->hp.objs_len) {
 		uintptr_t off = area - pd->hp.base;
 
-		pd->starts[off / pd->hp.stride] = (uint32_t)off;
+		pd->starts[off / pd->hp.stride] = (uint32_t)(off % pd->hp.stride);
 	} else {
 		pd->contiguous = false;
 	}
@@ -190,7 +191,8 @@ static enum hdp_violation_kind area_of(struct hdp_dpdk_pool *pd, void *obj, void
 	*area = (void *)a;
 	if (a < pd->hp.base || off >= pd->hp.objs_len)
 		return HDP_V_FREE_FOREIGN;
-	return pd->starts[off / pd->hp.stride] == off ? HDP_V__COUNT : HDP_V_FREE_INTERIOR;
+	return pd->starts[off / pd->hp.stride] == off % pd->hp.stride ? HDP_V__COUNT
+								     : HDP_V_FREE_INTERIOR;
 }
 
 /*

@@ -177,6 +177,7 @@ int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
 	char *buf, *save = NULL, *tok;
 	char list[1024] = "";
 	int item = 0, list_item = 0, errors = 0;
+	bool list_refused = false;	/* the rest of a refused list: said once */
 
 	if (!spec)
 		return -EINVAL;
@@ -194,16 +195,26 @@ int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
 		item++;
 		if (!eq) {
 			/* "init_exclude=a,b,c": b and c belong to the list. */
-			if (list_item && strlen(list) + strlen(tok) + 2 < sizeof(list)) {
+			if (list_item && strlen(list) + strlen(tok) + 2 <= sizeof(list)) {
 				strcat(list, ",");
 				strcat(list, tok);
 				continue;
 			}
-			hdp_log(HDP_LOG_ERR, "%s, item %d: '%s' is not key=value", source,
-				item, tok);
+			if (list_refused)
+				continue;
+			if (list_item) {
+				hdp_log(HDP_LOG_ERR, "%s, item %d: init_exclude list longer than %zu characters",
+					source, list_item, sizeof(list) - 1);
+				list_item = 0;
+				list_refused = true;
+			} else {
+				hdp_log(HDP_LOG_ERR, "%s, item %d: '%s' is not key=value", source,
+					item, tok);
+			}
 			errors++;
 			continue;
 		}
+		list_refused = false;
 		if (list_item) {
 			errors += hdp_harden_config_set(next, true, NULL, "init_exclude",
 							list, source, list_item) != 0;
@@ -224,7 +235,15 @@ int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
 			key = dot + 1;
 		}
 		if (strcmp(key, "init_exclude") == 0 && !pool) {
-			snprintf(list, sizeof(list), "%s", eq + 1);
+			/* Never cut: a list cut short can widen into a glob that matches all. */
+			if (strlen(eq + 1) >= sizeof(list)) {
+				hdp_log(HDP_LOG_ERR, "%s, item %d: init_exclude list longer than %zu characters",
+					source, item, sizeof(list) - 1);
+				errors++;
+				list_refused = true;
+				continue;
+			}
+			strcpy(list, eq + 1);
 			list_item = item;
 			continue;
 		}

@@ -12,6 +12,9 @@ static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static hdp_log_fn_t log_fn;
 static void *log_ctx;
 static _Atomic int log_threshold = HDP_LOG_INFO;
+/* A thread that captures its own messages (the control socket's replies). */
+static _Thread_local hdp_log_fn_t thread_fn;
+static _Thread_local void *thread_ctx;
 
 const char *hdp_log_level_name(enum hdp_log_level level)
 {
@@ -50,6 +53,10 @@ void hdp_log(enum hdp_log_level level, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 
+	if (thread_fn) {
+		thread_fn(thread_ctx, level, msg);
+		return;
+	}
 	pthread_mutex_lock(&log_lock);
 	if (log_fn)
 		log_fn(log_ctx, level, msg);
@@ -64,6 +71,12 @@ void hdp_log_set_sink(hdp_log_fn_t fn, void *ctx)
 	log_fn = fn;
 	log_ctx = ctx;
 	pthread_mutex_unlock(&log_lock);
+}
+
+void hdp_log_set_thread_sink(hdp_log_fn_t fn, void *ctx)
+{
+	thread_fn = fn;
+	thread_ctx = ctx;
 }
 
 void hdp_log_set_level(enum hdp_log_level level)

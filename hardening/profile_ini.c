@@ -7,6 +7,7 @@
 #include <hdp/profile.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,27 +28,41 @@ struct ini_ctx {
 };
 
 /*
- * A line longer than libinih's buffer would reach it in pieces: the value
- * cut short and the rest taken for a line of its own. Refuse it here, by
- * its number, and hand libinih a comment in its place.
+ * Lines reach libinih through here, one at a time, so that each keeps its
+ * number. A line longer than libinih's buffer would reach it in pieces
+ * (the value cut short, the rest taken for a line of its own), and a NUL
+ * byte would end it early for libinih while the rest of it stayed
+ * unread: both are refused here, by their number, and libinih gets a
+ * comment in their place.
  */
 static char *counting_reader(char *str, int num, void *stream)
 {
 	struct ini_ctx *c = stream;
-	char *s = fgets(str, num, c->f);
-	int ch;
+	int ch = EOF, len = 0;
+	bool nul = false, too_long = false;
 
-	if (!s)
-		return s;
+	while ((ch = getc(c->f)) != EOF) {
+		if (len < num - 2)
+			str[len++] = (char)ch;
+		else if (ch != '\n')
+			too_long = true;
+		nul |= ch == '\0';
+		if (ch == '\n')
+			break;
+	}
+	if (ch == EOF && len == 0)
+		return NULL;
+	str[len] = '\0';
 	c->line++;
-	if (strchr(s, '\n') || feof(c->f))
-		return s;
-	while ((ch = fgetc(c->f)) != EOF && ch != '\n')
-		;
-	hdp_log(HDP_LOG_ERR, "%s:%d: line longer than %d characters", c->path, c->line,
-		num - 2);
-	c->errors++;
-	snprintf(str, (size_t)num, ";\n");
+	if (nul || too_long) {
+		if (nul)
+			hdp_log(HDP_LOG_ERR, "%s:%d: the line holds a NUL byte", c->path, c->line);
+		else
+			hdp_log(HDP_LOG_ERR, "%s:%d: line longer than %d characters", c->path,
+				c->line, num - 2);
+		c->errors++;
+		snprintf(str, (size_t)num, ";\n");
+	}
 	return str;
 }
 

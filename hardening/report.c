@@ -62,35 +62,84 @@ int hdp_policy_parse(const char *name, enum hdp_policy *out)
 	return -EINVAL;
 }
 
+/*
+ * The report line is built by hand, not by snprintf: the abort path runs
+ * where memory may be corrupt and from the MTE fault handler, where only
+ * async-signal-safe calls may run. Constant strings and numbers formatted
+ * here; writing stops at the end of the buffer, counting goes on.
+ */
+struct line {
+	char *buf;
+	size_t len, used;
+};
+
+static void put_str(struct line *l, const char *s)
+{
+	for (; *s; s++, l->used++)
+		if (l->used + 1 < l->len)
+			l->buf[l->used] = *s;
+}
+
+static void put_num(struct line *l, uint64_t v, unsigned base)
+{
+	char digits[24];
+	int n = 0;
+
+	do {
+		digits[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	while (n--) {
+		if (l->used + 1 < l->len)
+			l->buf[l->used] = digits[n];
+		l->used++;
+	}
+}
+
+static size_t build_line(const struct hdp_violation *v, char *buf, size_t len)
+{
+	struct line l = { buf, len, 0 };
+
+	put_str(&l, "violation: ");
+	put_str(&l, hdp_violation_name(v->kind));
+	put_str(&l, " in pool '");
+	put_str(&l, v->pool ? v->pool : "?");
+	put_str(&l, "': 0x");
+	put_num(&l, (uint64_t)(uintptr_t)v->addr, 16);
+	if (v->offset == SIZE_MAX) {
+		put_str(&l, " outside the region");
+	} else {
+		put_str(&l, " at offset ");
+		put_num(&l, v->offset, 10);
+	}
+	put_str(&l, ", size ");
+	put_num(&l, v->size, 10);
+	if (v->detail) {
+		put_str(&l, ": ");
+		put_str(&l, v->detail);
+	}
+	if (len)
+		buf[l.used < len ? l.used : len - 1] = '\0';
+	return l.used;
+}
+
 int hdp_violation_format(const struct hdp_violation *v, char *buf, size_t len)
 {
-	char where[48];
-
-	if (v->offset == SIZE_MAX)
-		snprintf(where, sizeof(where), "outside the region");
-	else
-		snprintf(where, sizeof(where), "at offset %zu", v->offset);
-	return snprintf(buf, len, "violation: %s in pool '%s': %p %s, size %zu%s%s",
-			hdp_violation_name(v->kind), v->pool ? v->pool : "?",
-			v->addr, where, v->size,
-			v->detail ? ": " : "", v->detail ? v->detail : "");
+	return (int)build_line(v, buf, len);
 }
 
 void hdp_violation_abort(const struct hdp_violation *v)
 {
 	char line[384];
-	int n;
+	size_t n;
 
 	memcpy(line, "hdp: ", 5);
-	n = hdp_violation_format(v, line + 5, sizeof(line) - 6);
-	if (n < 0)
-		n = 0;
-	n += 5;
-	if ((size_t)n > sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
+	n = 5 + build_line(v, line + 5, sizeof(line) - 6);
+	if (n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
 	line[n++] = '\n';
 	/* Memory may be corrupt: no stdio, no locks, one write, then die. */
-	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+	if (write(STDERR_FILENO, line, n) < 0)
 		abort();
 	abort();
 }

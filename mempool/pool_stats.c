@@ -67,14 +67,14 @@ void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 /* "bounds,init_free,..." for the effective flags, or "none". */
 static void flag_names(unsigned f, char *buf, size_t len)
 {
-	static const char *const names[8] = {
+	static const char *const names[HDP_HW_FLAGS_BITS] = {
 		"bounds", "bounds_tree", "init_alloc", "init_free", "init_used",
-		"init_check", "tag", "tag_mte",
+		"init_check", "tag", "tag_mte", "tag_always",
 	};
 	struct hdp_strbuf s = hdp_strbuf_init(buf, len);
 
-	for (int i = 0; i < 8; i++)
-		if (f & (1u << i))
+	for (int i = 0; i < HDP_HW_FLAGS_BITS; i++)
+		if ((f & (1u << i)) && names[i])
 			hdp_strbuf_printf(&s, "%s%s", s.used ? "," : "", names[i]);
 	if (!s.used)
 		hdp_strbuf_printf(&s, "none");
@@ -97,7 +97,8 @@ int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 		"\"pages\":%llu,\"huge\":%s,\"fallback\":%s,\"mem\":\"%s\","
 		"\"harden\":{\"profile\":\"%s\",\"exclude\":\"%s\","
 		"\"flags\":\"%s\",\"on_violation\":\"%s\",\"tag\":\"%s\","
-		"\"tag_sample\":%u,\"tag_sample_min\":%u,\"bytes_wiped\":%llu,"
+		"\"tag_sample\":%u,\"tag_sample_min\":%u,\"init_check_sample\":%u,"
+		"\"epoch\":%llu,\"bytes_wiped\":%llu,"
 		"\"objs_tagged\":%llu,\"checks\":%llu,\"changes\":%llu,"
 		"\"changed_at\":%lld,\"violations\":{",
 	    st->name, U(st->obj_count), U(st->obj_size), U(st->obj_stride),
@@ -108,8 +109,8 @@ int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 	    st->huge ? "true" : "false", st->fallback ? "true" : "false",
 	    hdp_mem_kind_name(st->mem), h->profile, h->exclude, flags,
 	    hdp_policy_name(h->on_violation), h->tag_backend, h->tag_sample,
-	    h->tag_sample_min, U(h->bytes_wiped), U(h->objs_tagged), U(h->checks),
-	    U(h->changes), (long long)h->changed_at);
+	    h->tag_sample_min, h->check_sample, U(h->epoch), U(h->bytes_wiped),
+	    U(h->objs_tagged), U(h->checks), U(h->changes), (long long)h->changed_at);
 	for (int k = 0; k < HDP_V__COUNT; k++)
 		hdp_strbuf_printf(&o, "%s\"%s\":%llu", k ? "," : "",
 		    hdp_violation_name((enum hdp_violation_kind)k),
@@ -143,9 +144,10 @@ int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len)
 	    U(st->allocs), U(st->frees), U(st->alloc_fails), U(st->cache_hits),
 	    U(st->cache_misses));
 	flag_names(h->flags, flags, sizeof(flags));
-	hdp_strbuf_printf(&o, "  hardening: %s (tags %s, 1 in %u above %u bytes), on violation %s\n",
-	    flags, h->tag_backend, h->tag_sample, h->tag_sample_min,
-	    hdp_policy_name(h->on_violation));
+	hdp_strbuf_printf(&o, "  hardening: %s (tags %s, 1 in %u above %u bytes; whole-object "
+	    "check 1 in %u), on violation %s, epoch %llu\n",
+	    flags, h->tag_backend, h->tag_sample, h->tag_sample_min, h->check_sample,
+	    hdp_policy_name(h->on_violation), U(h->epoch));
 	hdp_strbuf_printf(&o, "  profile: %s\n", h->profile);
 	if (h->exclude[0])
 		hdp_strbuf_printf(&o, "  excluded: %s\n", h->exclude);

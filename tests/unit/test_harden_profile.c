@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "support.h"
@@ -118,6 +119,44 @@ Test(harden_profile, bad_strings_name_the_item_key_and_value)
 	expect_string_error("bounds", "'bounds' is not key=value");
 	expect_string_error("pool.rx.init_exclude=a", "init_exclude is one list for all pools");
 	expect_string_error("init_exclude=a/b", "'a/b' is not a pool name or glob");
+	expect_string_error("init_check_sample=0", "key 'init_check_sample', value '0': expected a whole number from 1 to 65535");
+	expect_string_error("init_check_sample=65536", "value '65536'");
+}
+
+/*
+ * A list cut to fit a buffer could end in a glob that matches every pool
+ * ("init_exclude=" + 1022 spaces + "*_tx" became "*"): refused, whole.
+ */
+Test(harden_profile, a_long_exclusion_list_is_refused_never_cut)
+{
+	static char spec[1200];
+	size_t n = strlen("init_exclude=");
+
+	memcpy(spec, "init_exclude=", n);
+	memset(spec + n, ' ', 1022);
+	strcpy(spec + n + 1022, "*_tx");
+	expect_string_error(spec, "item 1: init_exclude list longer than 1023 characters");
+	/* The same length reached through continuation items. */
+	n = (size_t)sprintf(spec, "init_exclude=a");
+	for (int i = 0; n < 1100; i++)
+		n += (size_t)sprintf(spec + n, ",pool%04d", i);
+	strcat(spec, ",tag=off");
+	expect_string_error(spec, "init_exclude list longer than 1023 characters");
+}
+
+Test(harden_profile, init_check_follows_init_on_free_unless_set)
+{
+	struct hdp_profile rx;
+
+	cr_assert_eq(hdp_harden_config_parse_string(cfg, "init_on_free=off", "--harden"), 0);
+	rx = resolve("rx");
+	cr_assert(!rx.init_check, "nothing wipes, so init_check is off by default");
+	cr_assert_eq(hdp_harden_config_validate(cfg), 0);
+	cr_assert_eq(hdp_harden_config_parse_string(cfg, "init_on_free=off,init_check=on",
+						     "--harden"), 0);
+	cr_assert_eq(hdp_harden_config_validate(cfg), -EINVAL);
+	cr_assert(log_contains("init_check=on needs init_on_free=on or used"), "%s",
+		  captured_logs());
 }
 
 Test(harden_profile, every_error_in_a_string_is_reported_at_once)

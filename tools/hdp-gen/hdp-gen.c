@@ -2,7 +2,8 @@
 /*
  * hdp-gen: send an exact number of Ethernet/IPv4/UDP frames out of one
  * interface (AF_PACKET, sendmmsg in batches), for tests and the demo.
- * Frames carry a sequence number; --size below 60 makes runts.
+ * Frames carry a sequence number; --size below 60 makes runts, and a
+ * range MIN-MAX mixes lengths that grow and shrink from frame to frame.
  */
 #include <hdp/fwd.h>
 
@@ -84,14 +85,38 @@ static void build(uint8_t *f, unsigned size, const uint8_t *dst, const uint8_t *
 	}
 }
 
+/* "N" or "MIN-MAX", each 14..FRAME_MAX: 0 or -1. */
+static int parse_sizes(const char *s, unsigned *min, unsigned *max)
+{
+	char *end;
+
+	*min = (unsigned)strtoul(s, &end, 10);
+	*max = *min;
+	if (*end == '-' && end != s)
+		*max = (unsigned)strtoul(end + 1, &end, 10);
+	if (*end || *s == '-' || *min < 14 || *max > FRAME_MAX || *min > *max)
+		return -1;
+	return 0;
+}
+
+/* The length of frame @seq: a hash, so a rerun sends the same mix. */
+static unsigned size_of(uint32_t seq, unsigned min, unsigned max)
+{
+	uint32_t h = seq * 2654435761u;
+
+	h ^= h >> 15;
+	return min + h % (max - min + 1);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hdp-gen --iface IF [--count N] [--size BYTES] [--rate PPS]\n"
+		"usage: hdp-gen --iface IF [--count N] [--size BYTES|MIN-MAX] [--rate PPS]\n"
 		"               [--dst-mac MAC] [--src-mac MAC]\n"
 		"  --count N     frames to send (default 1000; 0: until SIGINT)\n"
 		"  --size BYTES  frame length without FCS, 14..1514 (default 60;\n"
-		"                below 60 makes runts)\n"
+		"                below 60 makes runts); MIN-MAX: every length in\n"
+		"                between, at random, so frames grow and shrink\n"
 		"  --rate PPS    pace to this rate (default: as fast as possible)\n");
 }
 
@@ -111,7 +136,7 @@ int main(int argc, char **argv)
 	uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x02 }, src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	const char *ifname = NULL;
 	unsigned long count = 1000, rate = 0, sent = 0;
-	unsigned size = 60;
+	unsigned size_min = 60, size_max = 60;
 	bool src_given = false;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	struct mmsghdr msgs[BATCH];
@@ -130,8 +155,7 @@ int main(int argc, char **argv)
 				goto bad;
 			break;
 		case 's':
-			size = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || size < 14 || size > FRAME_MAX)
+			if (parse_sizes(optarg, &size_min, &size_max))
 				goto bad;
 			break;
 		case 'r':
@@ -177,6 +201,8 @@ int main(int argc, char **argv)
 		int r;
 
 		for (unsigned i = 0; i < n; i++) {
+			unsigned size = size_of((uint32_t)(sent + i), size_min, size_max);
+
 			build(frames[i], size, dst, src, (uint32_t)(sent + i));
 			iov[i] = (struct iovec){ frames[i], size };
 			msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
@@ -205,8 +231,12 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	printf("sent %lu frames of %u bytes in %.2f s (%.0f pps)\n", sent, size, secs,
-	       secs > 0 ? (double)sent / secs : 0.0);
+	if (size_min == size_max)
+		printf("sent %lu frames of %u bytes in %.2f s (%.0f pps)\n", sent, size_min, secs,
+		       secs > 0 ? (double)sent / secs : 0.0);
+	else
+		printf("sent %lu frames of %u-%u bytes in %.2f s (%.0f pps)\n", sent, size_min,
+		       size_max, secs, secs > 0 ? (double)sent / secs : 0.0);
 	close(fd);
 	return 0;
 bad:

@@ -181,6 +181,62 @@ static enum verdict init_write_after_free(struct provoke_env *env)
 	return seen(p, HDP_V_WRITE_AFTER_FREE);
 }
 
+/*
+ * Write extents: a frame whose packet (at AF_XDP's 256-byte headroom) was
+ * wiped by init_on_free=used, then written after free.
+ */
+#define HEADROOM 256
+#define EXTENT_TRIES 200
+
+static void *frame_with_packet(struct hdp_pool *p, uint32_t len, struct hdp_extent *ext)
+{
+	char *obj = hdp_pool_alloc(p);
+
+	memset((char *)hdp_deref(obj) + HEADROOM, 0x42, len);
+	*ext = (struct hdp_extent){ HEADROOM, HEADROOM + len };
+	return obj;
+}
+
+static enum verdict init_write_after_free_extent(struct provoke_env *env)
+{
+	struct hdp_pool *p = provoke_pool(env, "frames", 2048, 1);
+	struct hdp_extent ext;
+	void *obj;
+
+	/* A first round so that the frame is known clean and checked by extent. */
+	for (int i = 0; i < 2; i++) {
+		obj = frame_with_packet(p, 200, &ext);
+		hdp_pool_free_burst_extent(p, &obj, &ext, 1);
+	}
+	((char *)hdp_untag(obj))[HEADROOM + 150] = 'x';	/* inside the extent */
+	hdp_pool_alloc(p);
+	return seen(p, HDP_V_WRITE_AFTER_FREE);
+}
+
+static enum verdict init_write_beyond_extent(struct provoke_env *env)
+{
+	struct hdp_pool *p = provoke_pool(env, "frames", 2048, 1);
+	struct hdp_extent ext;
+	void *obj;
+
+	for (int i = 0; i < 2; i++) {
+		obj = frame_with_packet(p, 60, &ext);
+		hdp_pool_free_burst_extent(p, &obj, &ext, 1);
+	}
+	((char *)hdp_untag(obj))[1500] = 'x';	/* beyond it: the sampled whole check */
+	for (int tries = 1; tries <= EXTENT_TRIES; tries++) {
+		obj = frame_with_packet(p, 60, &ext);
+		if (provoke_seen(p, HDP_V_WRITE_AFTER_FREE)) {
+			printf("caught after %d allocations (init_check_sample=16, bound %d)\n",
+			       tries, EXTENT_TRIES);
+			return CAUGHT;
+		}
+		hdp_pool_free_burst_extent(p, &obj, &ext, 1);
+	}
+	printf("not caught in %d allocations\n", EXTENT_TRIES);
+	return MISSED;
+}
+
 /* The case's own setting excludes cache-*: that pool keeps its bytes. */
 static enum verdict init_excluded_not_wiped(struct provoke_env *env)
 {
@@ -356,6 +412,8 @@ const struct provoke_case provoke_cases[] = {
 	{ "init-garbage-realloc", "garbage written, freed, allocated again (6 sizes)", "", init_garbage_realloc },
 	{ "init-freed-reads-zero", "freed memory reads back as zero", "", init_freed_reads_zero },
 	{ "init-write-after-free", "write after free, found at the next allocation", "", init_write_after_free },
+	{ "init-write-after-free-extent", "write after free inside the extent init_on_free=used wiped: caught every time", "init_on_free=used,init_check_sample=65535", init_write_after_free_extent },
+	{ "init-write-beyond-extent", "write after free beyond that extent: caught by the sampled whole-object check", "init_on_free=used,init_check_sample=16", init_write_beyond_extent },
 	{ "init-excluded-not-wiped", "an excluded pool keeps its bytes, others are wiped", "init_exclude=cache-*", init_excluded_not_wiped },
 	{ "init-exclude-none", "init_exclude=none wipes a built-in excluded pool", "init_on_alloc=on,init_exclude=none", init_exclude_none },
 	{ "tag-read-after-free", "read through a pointer after free", TAGS_ONLY, tag_read_after_free },

@@ -2,8 +2,15 @@
 /*
  * hdp-fwd's control socket: a Unix stream socket, mode 0600, one request
  * line per connection, one reply. Requests: "stats", "stats json",
- * "pools", "pools json", "set POOL KEY VALUE", "help". Only the
- * forwarder's own user (or root) is served.
+ * "pools", "pools json", "set POOL KEY VALUE", "help", words separated by
+ * one space. Only the forwarder's own user (or root) is served.
+ *
+ * What it guarantees (docs/SECURITY.md): no client can hold the thread
+ * that serves it for longer than the call it is in; each client has
+ * HDP_CTL_DEADLINE_MS to send its line and as long to take its reply;
+ * at most HDP_CTL_CLIENTS_MAX are served at once and the rest are told
+ * "busy"; a request longer than HDP_CTL_REQUEST_MAX bytes is answered
+ * with an error, and the connection closes without a reset.
  */
 #ifndef HDP_CTL_H
 #define HDP_CTL_H
@@ -15,15 +22,32 @@ struct hdp_ctl;
 
 #define HDP_CTL_DEFAULT_PATH "/run/hdp-fwd.sock"
 #define HDP_CTL_REQUEST_MAX 512
+#define HDP_CTL_REQUEST_MAX_TEXT "512"
+#define HDP_CTL_DEADLINE_MS 1000
+#define HDP_CTL_DEADLINE_TEXT "1 s"
+#define HDP_CTL_CLIENTS_MAX 8
 
-/* Listen at @path (a stale socket there is replaced). NULL + errno. */
+/*
+ * Listen at @path. A socket nobody listens on (left by a killed
+ * forwarder) is replaced; anything else is refused: errno EADDRINUSE
+ * (another process listens there) or EEXIST (not a socket). NULL + errno,
+ * logged. @f may be NULL until hdp_ctl_set_fwd().
+ */
 struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f);
-int hdp_ctl_fd(const struct hdp_ctl *c);
+void hdp_ctl_set_fwd(struct hdp_ctl *c, struct hdp_fwd *f);
 
-/* Serve one pending connection; never blocks longer than a second. */
-void hdp_ctl_serve(struct hdp_ctl *c);
+/*
+ * Wait up to @max_ms for clients and serve whatever is ready: accept,
+ * read, answer, send, drop the ones out of time. Returns within @max_ms
+ * (plus the time answers take). Returns what poll() returned, or a
+ * negative errno.
+ */
+int hdp_ctl_run(struct hdp_ctl *c, int max_ms);
 
-/* Stop listening and remove the socket file. NULL is fine. */
+/*
+ * Stop listening, drop the clients, remove the socket file if it is still
+ * the one this made (not one another process put there since). NULL is fine.
+ */
 void hdp_ctl_close(struct hdp_ctl *c);
 
 /*

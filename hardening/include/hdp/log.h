@@ -32,6 +32,13 @@ void hdp_log(enum hdp_log_level level, const char *fmt, ...) HDP_PRINTF(2, 3);
  */
 void hdp_log_set_sink(hdp_log_fn_t fn, void *ctx);
 
+/*
+ * Replace the sink for the calling thread's messages only (NULL: back to
+ * the process's sink): a thread can capture what its own calls log, say
+ * for a reply, without catching another thread's reports.
+ */
+void hdp_log_set_thread_sink(hdp_log_fn_t fn, void *ctx);
+
 /* Messages above @level are discarded before formatting. */
 void hdp_log_set_level(enum hdp_log_level level);
 

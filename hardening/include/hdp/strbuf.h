@@ -26,4 +26,11 @@ static inline struct hdp_strbuf hdp_strbuf_init(char *buf, size_t len)
 
 void hdp_strbuf_printf(struct hdp_strbuf *s, const char *fmt, ...) HDP_PRINTF(2, 3);
 
+/*
+ * Append @str as a JSON string, quotes included: '"', '\\' and control
+ * characters escaped, valid UTF-8 kept, any other byte as \u00XX (Linux
+ * allows all of these in an interface name).
+ */
+void hdp_strbuf_json_string(struct hdp_strbuf *s, const char *str);
+
 #endif /* HDP_STRBUF_H */

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The control socket's requests and their answers: "stats", "pools"
+ * (each optionally "json"), "set POOL KEY VALUE", "help". Words are
+ * separated by exactly one space; anything else is refused, so that what
+ * is answered is exactly what was asked.
+ */
+#include <hdp/ctl.h>
+#include <hdp/fwd.h>
+#include <hdp/log.h>
+#include <hdp/strbuf.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define WORDS_MAX 4
+
+/* Errors from hdp_pool_set() go to the log: this thread's go to the reply. */
+static void capture_sink(void *ctx, enum hdp_log_level level, const char *msg)
+{
+	if (level <= HDP_LOG_WARN)
+		hdp_strbuf_printf(ctx, "error: %s\n", msg);
+}
+
+static int pools_text(struct hdp_pool *pool, void *ctx)
+{
+	struct hdp_pool_stats st;
+	char text[4096];
+
+	hdp_pool_stats_get(pool, &st);
+	hdp_pool_stats_text(&st, text, sizeof(text));
+	hdp_strbuf_printf(ctx, "%s", text);
+	return 0;
+}
+
+static int pools_json(struct hdp_pool *pool, void *ctx)
+{
+	struct hdp_strbuf *o = ctx;
+	struct hdp_pool_stats st;
+	char json[4096];
+
+	hdp_pool_stats_get(pool, &st);
+	hdp_pool_stats_json(&st, json, sizeof(json));
+	hdp_strbuf_printf(o, "%s%s", o->used > 1 ? "," : "", json);
+	return 0;
+}
+
+/* Split @req in place at single spaces; -1 for an empty word or too many. */
+static int split_words(char *req, char **words)
+{
+	int n = 0;
+
+	for (char *w = req;; w++) {
+		char *space = strchr(w, ' ');
+
+		if (n == WORDS_MAX || space == w || !*w)
+			return -1;
+		words[n++] = w;
+		if (!space)
+			return n;
+		*space = '\0';
+		w = space;
+	}
+}
+
+static int set_key(const char *pool, const char *key, const char *value,
+		   struct hdp_strbuf *o)
+{
+	struct hdp_pool *p = hdp_pool_find(pool);
+	int ret;
+
+	if (!p) {
+		hdp_strbuf_printf(o, "error: no pool is called '%.31s' (try: pools)\n", pool);
+		return -ENOENT;
+	}
+	hdp_log_set_thread_sink(capture_sink, o);
+	ret = hdp_pool_set(p, key, value);
+	hdp_log_set_thread_sink(NULL, NULL);
+	if (ret == 0) {
+		hdp_strbuf_printf(o, "ok: pool %s: %s=%s\n", pool, key, value);
+		hdp_log(HDP_LOG_INFO, "control: pool %s: %s=%s", pool, key, value);
+	} else if (!o->used) {
+		hdp_strbuf_printf(o, "error: %s\n", strerror(-ret));
+	}
+	return ret;
+}
+
+static int answer(struct hdp_fwd *f, const char *request, struct hdp_strbuf *o)
+{
+	char req[HDP_CTL_REQUEST_MAX + 1], *w[WORDS_MAX];
+	int n;
+
+	snprintf(req, sizeof(req), "%s", request);
+	n = split_words(req, w);
+	if (n == 1 && strcmp(w[0], "stats") == 0) {
+		o->used = (size_t)hdp_fwd_stats_text(f, o->buf, o->len);
+		return 0;
+	}
+	if (n == 2 && strcmp(w[0], "stats") == 0 && strcmp(w[1], "json") == 0) {
+		o->used = (size_t)hdp_fwd_stats_json(f, o->buf, o->len);
+		hdp_strbuf_printf(o, "\n");
+		return 0;
+	}
+	if (n == 1 && strcmp(w[0], "pools") == 0) {
+		hdp_pool_foreach(pools_text, o);
+		return 0;
+	}
+	if (n == 2 && strcmp(w[0], "pools") == 0 && strcmp(w[1], "json") == 0) {
+		hdp_strbuf_printf(o, "[");
+		hdp_pool_foreach(pools_json, o);
+		hdp_strbuf_printf(o, "]\n");
+		return 0;
+	}
+	if (n == 4 && strcmp(w[0], "set") == 0)
+		return set_key(w[1], w[2], w[3], o);
+	if (n == 1 && strcmp(w[0], "help") == 0) {
+		hdp_strbuf_printf(o, "stats | stats json | pools | pools json | set POOL KEY VALUE\n");
+		return 0;
+	}
+	hdp_strbuf_printf(o, "error: unknown request '%.64s' (try: help)\n", request);
+	return -EINVAL;
+}
+
+char *hdp_ctl_request_line(char *buf, size_t got)
+{
+	if (got > HDP_CTL_REQUEST_MAX)
+		got = HDP_CTL_REQUEST_MAX;
+	buf[got] = '\0';
+	/* A NUL inside the line ends it too: what is answered is what is logged. */
+	buf[strcspn(buf, "\r\n")] = '\0';
+	return buf;
+}
+
+int hdp_ctl_answer(struct hdp_fwd *f, const char *req, char *reply, size_t len)
+{
+	struct hdp_strbuf o = hdp_strbuf_init(reply, len);
+	int ret;
+
+	if (!len)
+		return -ENOSPC;
+	ret = answer(f, req, &o);
+	/* Half a JSON document is worse than none: say what was cut instead. */
+	if (o.used >= len) {
+		snprintf(reply, len, "error: the reply needs %zu bytes, %zu given\n", o.used + 1,
+			 len);
+		return -ENOSPC;
+	}
+	return ret;
+}
