@@ -166,12 +166,20 @@ static void client_close(struct client *cl)
 	*cl = (struct client){ .state = CLIENT_FREE, .fd = -1 };
 }
 
-/* A one-line answer to a client we will not serve: best effort, then gone. */
+/*
+ * A one-line answer to a client we will not serve: best effort, then gone.
+ * What it already sent is read first, so that closing does not reset the
+ * connection before it reads the answer.
+ */
 static void refuse(int fd, const char *why)
 {
+	char sink[1024];
+
 	if (send(fd, why, strlen(why), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		hdp_log(HDP_LOG_DEBUG, "control: refused client went away");
 	shutdown(fd, SHUT_WR);
+	while (read(fd, sink, sizeof(sink)) > 0)
+		;
 	close(fd);
 }
 

@@ -65,7 +65,8 @@ int main(int argc, char **argv)
 			errno == EACCES ? " (the socket is its owner's only)" : "");
 		return 1;
 	}
-	if (write(fd, req, strlen(req)) < 0) {
+	/* A forwarder too busy to serve answers before reading: read that too. */
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 && errno != EPIPE) {
 		fprintf(stderr, "hdp-ctl: %s: %s\n", path, strerror(errno));
 		return 1;
 	}

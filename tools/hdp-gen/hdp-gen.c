@@ -82,6 +82,9 @@ static void build(uint8_t *f, unsigned size, const uint8_t *dst, const uint8_t *
 		memcpy(f + sizeof(eth), &ip, sizeof(ip));
 		memcpy(f + sizeof(eth) + sizeof(ip), &udp, sizeof(udp));
 		memcpy(f + sizeof(eth) + sizeof(ip) + sizeof(udp), &seq, 4);
+		/* A payload with no zero byte: left behind, it is never taken for a wipe. */
+		for (unsigned i = sizeof(eth) + sizeof(ip) + sizeof(udp) + 4; i < size; i++)
+			f[i] = (uint8_t)(0x80 | ((seq + i) & 0x7f));
 	}
 }
 
