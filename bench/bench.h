@@ -17,6 +17,10 @@ struct bench_opts {
 	bool trials_given;
 	const char *out_dir;	/* NULL: stdout only */
 	int cpu;		/* pin the measuring thread; -1: leave it */
+	const char *only;	/* micro: these profiles (and off), comma separated */
+	/* compare: passed on to bench/compare */
+	bool profile;
+	const char *placement, *contenders, *seconds;
 };
 
 struct bench_stat {

@@ -30,6 +30,9 @@ static const struct bench_profile micro_profiles[] = {
 	{ "tag-1", "bounds=off,init_on_free=off,init_check=off,tag=soft,tag_sample=1" },
 	{ "tag-10", "bounds=off,init_on_free=off,init_check=off,tag=soft,tag_sample=10" },
 	{ "all", "bounds=on,bounds_lookup=fast,init_on_free=used,init_check=off,tag=soft,tag_sample=10" },
+	/* The files as shipped: "@" names a file in configs/. */
+	{ "default", "@default.ini" },
+	{ "strict", "@strict.ini" },
 };
 
 static const unsigned samples[] = { 1, 2, 4, 8, 10, 16, 32, 64 };
@@ -41,16 +44,29 @@ static const uint8_t packet[60] = {
 	0, 9, 0, 9, 0, 26, 0, 0,
 };
 
+/* [global] and [port:…] of a shipped file are hdp-fwd's, not ours. */
+static int other_section(void *ctx, const char *section, const char *key,
+			 const char *value, const char *file, int line)
+{
+	(void)ctx, (void)section, (void)key, (void)value, (void)file, (void)line;
+	return 0;
+}
+
 static int apply(struct hdp_fwd *f, const char *spec)
 {
 	static struct hdp_harden_config cfg;
+	char path[4096];
 
 	hdp_harden_config_init(&cfg);
 	hdp_harden_config_declare(&cfg, HDP_FWD_UMEM_POOL);
-	if (hdp_harden_config_parse_string(&cfg, spec, "bench") ||
-	    hdp_pool_configure(hdp_fwd_pool(f), &cfg))
+	if (spec[0] == '@') {
+		snprintf(path, sizeof(path), "%s/configs/%s", HDP_SOURCE_DIR, spec + 1);
+		if (hdp_harden_config_load_file(&cfg, path, other_section, NULL))
+			return -1;
+	} else if (hdp_harden_config_parse_string(&cfg, spec, "bench")) {
 		return -1;
-	return 0;
+	}
+	return hdp_pool_configure(hdp_fwd_pool(f), &cfg) ? -1 : 0;
 }
 
 /* ns and cycles per packet over @steps steps. */
@@ -109,13 +125,40 @@ static int measure(const struct bench_opts *o, const struct bench_profile *p,
 	return 0;
 }
 
+/* --only NAME,...: the profiles asked for, "off" always first. */
+static unsigned pick_profiles(const struct bench_opts *o, struct bench_profile *out)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < HDP_ARRAY_SIZE(micro_profiles); i++) {
+		const char *name = micro_profiles[i].name;
+		size_t len = strlen(name);
+		const char *at = o->only;
+
+		if (o->only && i) {
+			while ((at = strstr(at, name)) &&
+			       !((at == o->only || at[-1] == ',') && (!at[len] || at[len] == ',')))
+				at += len;
+			if (!at)
+				continue;
+		}
+		out[n++] = micro_profiles[i];
+	}
+	return n;
+}
+
 int bench_micro(const struct bench_opts *o)
 {
-	unsigned n = HDP_ARRAY_SIZE(micro_profiles);
+	struct bench_profile micro[HDP_ARRAY_SIZE(micro_profiles)];
+	unsigned n = pick_profiles(o, micro);
 	struct bench_stat ns[16], cyc[16];
 	struct bench_report r;
 
-	if (measure(o, micro_profiles, n, ns, cyc))
+	if (n < 2 && o->only) {
+		fprintf(stderr, "hdp-bench: --only '%s': no such profile\n", o->only);
+		return 2;
+	}
+	if (measure(o, micro, n, ns, cyc))
 		return 1;
 	if (bench_report_open(&r, o, "micro"))
 		return 1;
@@ -127,10 +170,10 @@ int bench_micro(const struct bench_opts *o)
 			"|---|---:|---:|---:|---:|---:|---:|\n", o->trials);
 	for (unsigned i = 0; i < n; i++) {
 		bench_report_md(&r, "| %s | %.1f | %.1f | %.1f | %.0f | %.2f | %+.1f |\n",
-				micro_profiles[i].name, ns[i].median, ns[i].min, ns[i].max,
+				micro[i].name, ns[i].median, ns[i].min, ns[i].max,
 				cyc[i].median, ns[i].median / ns[0].median,
 				ns[i].median - ns[0].median);
-		bench_report_run(&r, "hdp-fwd", micro_profiles[i].name, NULL, &ns[i],
+		bench_report_run(&r, "hdp-fwd", micro[i].name, NULL, &ns[i],
 				 &cyc[i], ns[i].median / ns[0].median, NULL);
 	}
 	return bench_report_close(&r);

@@ -27,7 +27,7 @@
 static int bench_compare(const struct bench_opts *o, const char *argv0)
 {
 	char trials[16], script[4096], micro_dir[4096];
-	const char *args[12];
+	const char *args[20];
 	int n = 0;
 
 	(void)argv0;
@@ -53,6 +53,20 @@ static int bench_compare(const struct bench_opts *o, const char *argv0)
 	if (o->out_dir) {
 		args[n++] = "--out";
 		args[n++] = o->out_dir;
+	}
+	if (o->profile)
+		args[n++] = "--profile";
+	if (o->placement) {
+		args[n++] = "--placement";
+		args[n++] = o->placement;
+	}
+	if (o->contenders) {
+		args[n++] = "--contenders";
+		args[n++] = o->contenders;
+	}
+	if (o->seconds) {
+		args[n++] = "--seconds";
+		args[n++] = o->seconds;
 	}
 	args[n++] = NULL;
 	setenv("BUILD_DIR", HDP_BUILD_DIR, 0);
@@ -126,7 +140,8 @@ static void usage(FILE *f)
 		"usage: hdp-bench MODE [--quick] [--trials N] [--out DIR] [--cpu N]\n"
 		"modes:\n"
 		"  micro     the forwarding pipeline over in-memory rings, per profile\n"
-		"            (off, bounds, bounds-tree, init, init-used, tag-1, tag-10, all)\n"
+		"            (off, bounds, bounds-tree, init, init-used, tag-1, tag-10, all,\n"
+		"            and configs/default.ini and strict.ini as shipped)\n"
 		"  regions   bounds-checked copy cost against the number of regions,\n"
 		"            for bounds=off, bounds_lookup=tree and bounds_lookup=fast\n"
 		"  sample    slowdown against tag_sample (1 ... 64): micro pipeline, and\n"
@@ -139,7 +154,13 @@ static void usage(FILE *f)
 		"  --quick     a short run that still produces every figure\n"
 		"  --trials N  trials per figure (3..31, default 5)\n"
 		"  --out DIR   write DIR/results.json\n"
-		"  --cpu N     pin the measuring thread to CPU N\n");
+		"  --cpu N     pin the measuring thread to CPU N\n"
+		"  --only LIST micro: only these profiles (and off), e.g. default,strict\n"
+		"compare only:\n"
+		"  --profile          perf on the contender's core: CPU per packet by stage\n"
+		"  --placement P      same (default: ingress NAPI on the contender's core) or split\n"
+		"  --contenders LIST  e.g. hdp-off,hdp-default,hdp-default-busy,kernel-socket\n"
+		"  --seconds S        measuring window per trial (default 4)\n");
 }
 
 int main(int argc, char **argv)
@@ -149,6 +170,11 @@ int main(int argc, char **argv)
 		{ "trials", required_argument, NULL, 't' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "cpu", required_argument, NULL, 'c' },
+		{ "only", required_argument, NULL, 'O' },
+		{ "profile", no_argument, NULL, 'P' },
+		{ "placement", required_argument, NULL, 'L' },
+		{ "contenders", required_argument, NULL, 'C' },
+		{ "seconds", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -185,6 +211,32 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'O':
+			o.only = optarg;
+			break;
+		case 'P':
+			o.profile = true;
+			break;
+		case 'L':
+			if (strcmp(optarg, "same") && strcmp(optarg, "split")) {
+				fprintf(stderr, "hdp-bench: --placement '%s': expected same or split\n",
+					optarg);
+				return 2;
+			}
+			o.placement = optarg;
+			break;
+		case 'C':
+			o.contenders = optarg;
+			break;
+		case 'S':
+			strtod(optarg, &end);
+			if (*end || end == optarg || strtod(optarg, NULL) <= 0) {
+				fprintf(stderr, "hdp-bench: --seconds '%s': expected a positive number\n",
+					optarg);
+				return 2;
+			}
+			o.seconds = optarg;
 			break;
 		case 'h':
 			usage(stdout);

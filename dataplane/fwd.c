@@ -18,12 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef SO_PREFER_BUSY_POLL
-#define SO_PREFER_BUSY_POLL 69
-#endif
-#ifndef SO_BUSY_POLL_BUDGET
-#define SO_BUSY_POLL_BUDGET 70
-#endif
 #ifndef SOL_XDP
 #define SOL_XDP 283
 #endif
@@ -59,17 +53,6 @@ static struct hdp_xdp_prog *prog_for(struct hdp_fwd *f, const char *ifname)
 	return p;
 }
 
-static void set_busy_poll(struct hdp_fwd *f, struct fwd_port *p)
-{
-	int one = 1, usecs = 20, budget = (int)f->cfg->busy_budget;
-
-	if (setsockopt(p->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)) ||
-	    setsockopt(p->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, sizeof(usecs)) ||
-	    setsockopt(p->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof(budget)))
-		hdp_log(HDP_LOG_WARN, "port %s: busy polling unavailable (%s); polling as usual",
-			p->cfg.ifname, strerror(errno));
-}
-
 static int open_port(struct hdp_fwd *f, struct fwd_port *p)
 {
 	struct xsk_socket_config scfg = {
@@ -99,8 +82,6 @@ static int open_port(struct hdp_fwd *f, struct fwd_port *p)
 			p->cfg.ifname, p->cfg.queue, strerror(-ret));
 		return ret;
 	}
-	if (f->cfg->busy_poll)
-		set_busy_poll(f, p);
 	return 0;
 }
 
@@ -128,6 +109,7 @@ static int create_pool(struct hdp_fwd *f)
 	if (hdp_pool_configure(f->pool, &c->harden))
 		return -EINVAL;
 	hdp_pool_layout(f->pool, &f->lay);
+	f->frame_shift = (unsigned)__builtin_ctzl(f->lay.obj_stride);
 	f->held = calloc(c->frames, sizeof(*f->held));
 	f->ext = calloc(c->frames, sizeof(*f->ext));
 	return f->held && f->ext ? 0 : -ENOMEM;
@@ -170,6 +152,10 @@ struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg)
 	}
 	for (unsigned i = 0; i < f->nports; i++)
 		default_src_mac(&f->ports[i]);
+	if (cfg->busy_poll && fwd_busy_setup(f)) {
+		ret = -EOPNOTSUPP;	/* the kernel cannot: a usage matter, status 2 */
+		goto err;
+	}
 	/* The kernel needs frames to receive into. */
 	fwd_fill_all(f);
 	return f;
@@ -291,6 +277,7 @@ unsigned hdp_fwd_destroy(struct hdp_fwd *f)
 		xsk_umem__delete(f->umem);
 	for (unsigned i = 0; i < f->nprogs; i++)
 		hdp_xdp_prog_close(f->progs[i].prog);
+	fwd_busy_restore(f);
 	lost = fwd_frames_return_all(f);
 	free((void *)f->held);
 	free(f->ext);

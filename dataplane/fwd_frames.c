@@ -17,12 +17,10 @@ unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n)
 	got = hdp_pool_alloc_burst(f->pool, objs, n);
 	for (unsigned i = 0; i < got; i++) {
 		uint64_t addr = (uintptr_t)hdp_untag(objs[i]) - (uintptr_t)f->lay.base;
-		uint64_t idx = addr / f->lay.obj_stride;
+		uint32_t idx = fwd_frame_of(f, addr);
 
 		addrs[i] = addr;
 		atomic_store_explicit(&f->held[idx], 1, memory_order_relaxed);
-		/* Until an RX descriptor says otherwise, the kernel may write it all. */
-		f->ext[idx] = (struct hdp_extent){ 0, (uint32_t)f->lay.obj_size };
 	}
 	return got;
 }
@@ -37,9 +35,9 @@ void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n)
 
 		for (unsigned i = 0; i < k; i++) {
 			/* Completion addresses may carry an offset: free the chunk. */
-			uint64_t idx = addrs[i] / f->lay.obj_stride;
+			uint32_t idx = fwd_frame_of(f, addrs[i]);
 
-			objs[i] = (char *)f->lay.base + idx * f->lay.obj_stride;
+			objs[i] = (char *)f->lay.base + ((uint64_t)idx << f->frame_shift);
 			ext[i] = f->ext[idx];
 			atomic_store_explicit(&f->held[idx], 0, memory_order_relaxed);
 		}
@@ -129,11 +127,15 @@ unsigned fwd_frames_return_all(struct hdp_fwd *f)
 
 	if (!f->pool)
 		return 0;
-	/* The rings are gone: frames left in them are ours again. */
+	/*
+	 * The rings are gone: frames left in them are ours again. The kernel
+	 * may have written those without telling us where: wipe them whole.
+	 */
 	for (uint32_t idx = 0; f->held && idx < f->lay.obj_count; idx++) {
 		if (f->held[idx]) {
 			uint64_t addr = (uint64_t)idx * f->lay.obj_stride;
 
+			f->ext[idx] = (struct hdp_extent){ 0, (uint32_t)f->lay.obj_size };
 			fwd_frames_free(f, &addr, 1);
 		}
 	}

@@ -10,6 +10,17 @@
 #include <pthread.h>
 #include <xdp/xsk.h>
 
+/* Interface settings busy polling changes: napi_defer_hard_irqs, gro_flush_timeout, threaded. */
+#define FWD_NAPI_SETTINGS 3
+/* Packets a busy-polling port receives before its NAPI must be known. */
+#define FWD_BUSY_PROBE_PACKETS 64
+
+struct fwd_napi_saved {
+	char ifname[IF_NAMESIZE];
+	long old[FWD_NAPI_SETTINGS];
+	unsigned changed;		/* bit k: setting k was written */
+};
+
 struct fwd_port {
 	struct hdp_port_cfg cfg;
 	int ifindex;
@@ -23,6 +34,7 @@ struct fwd_port {
 	struct xsk_ring_cons comp;
 	uint32_t tx_outstanding;	/* sent, not yet completed */
 	bool zerocopy;			/* the NIC writes frames: anywhere in them */
+	int busy_error;			/* busy polling refused on the socket */
 	uint32_t fill_target;		/* frames this port's fill ring may hold */
 	struct hdp_port_stats stats HDP_CACHE_ALIGNED;
 };
@@ -46,6 +58,7 @@ struct hdp_fwd {
 	struct hdp_fwd_cfg *cfg;
 	struct hdp_pool *pool;
 	struct hdp_pool_layout lay;
+	unsigned frame_shift;		/* log2(lay.obj_stride): frames are 2 or 4 KiB */
 	struct xsk_umem *umem;
 	unsigned nports;
 	struct fwd_port ports[HDP_FWD_PORTS_MAX];
@@ -59,12 +72,26 @@ struct hdp_fwd {
 	struct fwd_worker workers[HDP_FWD_CORES_MAX];
 	/* Frames hdp-fwd holds (in a ring or in flight), by frame index. */
 	_Atomic uint8_t *held;
-	/* Per frame, what was written into it since the pool gave it out. */
+	/*
+	 * Per frame, what the last RX descriptor says the kernel wrote. Set
+	 * before every free of a frame that came in, and to the whole frame
+	 * for one that comes back without a descriptor (refused, or left in
+	 * a ring at the end).
+	 */
 	struct hdp_extent *ext;
 	atomic_bool stop;
+	/* Busy polling: what was changed on each interface, to put back. */
+	unsigned nnapi;
+	struct fwd_napi_saved napi_saved[HDP_FWD_PORTS_MAX];
 	/* Loopback rings (hdp_fwd_create_loopback): memory the "kernel" uses. */
 	void *loop_mem;
 };
+
+/* The frame holding UMEM address @addr (descriptors may carry an offset). */
+static inline uint32_t fwd_frame_of(const struct hdp_fwd *f, uint64_t addr)
+{
+	return (uint32_t)(addr >> f->frame_shift);
+}
 
 /* The worker's loop (fwd_loop.c); one pass of one direction. */
 void *fwd_worker_main(void *arg);
@@ -78,5 +105,10 @@ void fwd_fill_all(struct hdp_fwd *f);
 unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p);
 /* At the end: every held frame back, the pool destroyed; returns the lost. */
 unsigned fwd_frames_return_all(struct hdp_fwd *f);
+
+/* Busy polling (fwd_busy.c): interfaces and sockets set up, and put back. */
+int fwd_busy_setup(struct hdp_fwd *f);
+void fwd_busy_restore(struct hdp_fwd *f);
+unsigned fwd_port_napi_id(const struct fwd_port *p);
 
 #endif /* HDP_DATAPLANE_FWD_INTERNAL_H */

@@ -32,9 +32,14 @@ static void kick_tx(struct fwd_port *out)
 	}
 }
 
-static void kick_fill(struct fwd_port *in)
+/*
+ * Busy polling: a syscall on the RX socket runs the port's receive work
+ * (its NAPI, up to the budget) here, on this core, every pass the RX ring
+ * has room for it.
+ */
+static void busy_poll_rx(struct fwd_port *in)
 {
-	if (!xsk_ring_prod__needs_wakeup(&in->fill))
+	if (in->fd < 0 || xsk_cons_nb_avail(&in->rx, in->rx.size) >= in->rx.size)
 		return;
 	hdp_counter_add(&in->stats.wakeups, 1);
 	recvfrom(in->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
@@ -48,12 +53,41 @@ static void kick_fill(struct fwd_port *in)
 static inline struct hdp_extent rx_extent(const struct fwd_port *in, struct xdp_desc desc,
 					  uint32_t stride)
 {
-	uint32_t off = (uint32_t)(desc.addr % stride);
+	uint32_t off = (uint32_t)(desc.addr & (stride - 1));
 
 	return (struct hdp_extent){
 		.start = off > HDP_XDP_META_LEN ? off - HDP_XDP_META_LEN : 0,
 		.end = in->zerocopy ? stride : off + desc.len,
 	};
+}
+
+/*
+ * Every RX descriptor must lie inside one chunk of the UMEM: the same test
+ * the pool's bounds check makes, done here inline, once per descriptor,
+ * whatever the profile (bounds=off must not mean a wild pointer).
+ */
+static inline bool desc_fits(const struct hdp_pool_layout *lay, struct xdp_desc d)
+{
+	return d.addr < lay->obj_stride * lay->obj_count &&
+	       (d.addr & (lay->obj_stride - 1)) + d.len <= lay->obj_size;
+}
+
+/*
+ * A descriptor that does not fit: the pool's own check reports it under
+ * its policy (when bounds are on), and a chunk inside the UMEM goes back
+ * to the pool, wiped whole (nobody knows what was written).
+ */
+HDP_COLD static void refuse_desc(struct hdp_fwd *f, struct xdp_desc d, uint64_t *drops,
+				 unsigned *ndrops)
+{
+	void *unused;
+
+	hdp_fwd_rx_desc(f->pool, d.addr, d.len, &unused);
+	if (d.addr < f->lay.obj_stride * f->lay.obj_count) {
+		f->ext[fwd_frame_of(f, d.addr)] = (struct hdp_extent){
+			0, (uint32_t)f->lay.obj_size };
+		drops[(*ndrops)++] = d.addr;
+	}
 }
 
 unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
@@ -66,21 +100,22 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 	uint64_t bytes = 0;
 
 	fwd_complete(f, out);
+	if (f->cfg->busy_poll)
+		busy_poll_rx(in);
 	n = xsk_ring_cons__peek(&in->rx, f->cfg->batch, &rx_idx);
 	if (!n)
 		return 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct xdp_desc desc = *xsk_ring_cons__rx_desc(&in->rx, rx_idx + i);
-		void *data;
+		uint8_t *data;
 
-		if (hdp_unlikely(hdp_fwd_rx_desc(f->pool, desc.addr, desc.len, &data))) {
-			/* Only a chunk inside the UMEM can go back to the pool. */
-			if (desc.addr < f->lay.obj_stride * f->lay.obj_count)
-				drops[ndrops++] = desc.addr;
+		if (hdp_unlikely(!desc_fits(&f->lay, desc))) {
+			refuse_desc(f, desc, drops, &ndrops);
 			invalid++;
 			continue;
 		}
-		f->ext[desc.addr / stride] = rx_extent(in, desc, stride);
+		data = (uint8_t *)f->lay.base + desc.addr;
+		f->ext[fwd_frame_of(f, desc.addr)] = rx_extent(in, desc, stride);
 		if (hdp_unlikely(hdp_fwd_rewrite(f->cfg->mode, data, desc.len, &out->cfg))) {
 			drops[ndrops++] = desc.addr;
 			runts++;
@@ -90,6 +125,7 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 		good[ngood++] = desc;
 	}
 	xsk_ring_cons__release(&in->rx, n);
+	hdp_pool_count_desc_checks(f->pool, n);
 	hdp_counter_add(&in->stats.rx_packets, n);
 	hdp_counter_add(&in->stats.rx_bytes, bytes);
 	if (invalid)
@@ -141,12 +177,10 @@ static void idle(struct hdp_fwd *f, struct fwd_worker *w)
 		}
 		/* Frames the pool could not give earlier: try again. */
 		fwd_fill(f, d->in, f->cfg->batch);
-		if (f->cfg->busy_poll)
-			kick_fill(d->in);
 		fds[i] = (struct pollfd){ .fd = d->in->fd, .events = POLLIN };
 	}
 	if (f->cfg->busy_poll)
-		return;	/* recvfrom ran the receive work; spin on */
+		return;	/* the next pass's recvfrom runs the receive work */
 	timeout = pending ? 1 : 100;
 	for (unsigned i = 0; i < w->ndirs; i++)
 		hdp_counter_add(&w->dirs[i].in->stats.wakeups, 1);

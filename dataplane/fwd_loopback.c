@@ -67,6 +67,7 @@ struct hdp_fwd *hdp_fwd_create_loopback(struct hdp_fwd_cfg *cfg)
 	if (!f->pool || !lp || hdp_pool_configure(f->pool, &cfg->harden))
 		goto err;
 	hdp_pool_layout(f->pool, &f->lay);
+	f->frame_shift = (unsigned)__builtin_ctzl(f->lay.obj_stride);
 	f->held = calloc(cfg->frames, sizeof(*f->held));
 	f->ext = calloc(cfg->frames, sizeof(*f->ext));
 	if (!f->held || !f->ext)

@@ -93,6 +93,14 @@ int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
 		    U(R(s->drop_tx_full)), U(R(s->fill_empty)),
 		    U(k.rx_dropped + k.rx_ring_full), U(R(s->wakeups)));
 	}
+	if (f->cfg->busy_poll) {
+		hdp_strbuf_printf(&o, "busy polling:");
+		for (unsigned i = 0; i < f->nports; i++)
+			hdp_strbuf_printf(&o, " %s:%u napi %u%s", f->ports[i].cfg.ifname,
+			    f->ports[i].cfg.queue, fwd_port_napi_id(&f->ports[i]),
+			    fwd_port_napi_id(&f->ports[i]) ? "" : " (none yet)");
+		hdp_strbuf_printf(&o, "\n");
+	}
 	hdp_pool_stats_get(f->pool, &st);
 	hdp_pool_stats_text(&st, pool, sizeof(pool));
 	hdp_strbuf_printf(&o, "%s", pool);
@@ -116,6 +124,8 @@ int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 		hdp_strbuf_json_string(&o, f->ports[i].cfg.ifname);
 		hdp_strbuf_printf(&o, ",\"queue\":%u,\"peer\":", f->ports[i].cfg.queue);
 		hdp_strbuf_json_string(&o, f->ports[f->ports[i].cfg.peer].cfg.ifname);
+		hdp_strbuf_printf(&o, ",\"busy_poll\":%s,\"napi_id\":%u",
+		    f->cfg->busy_poll ? "true" : "false", fwd_port_napi_id(&f->ports[i]));
 		hdp_strbuf_printf(&o, ",\"rx_packets\":%llu,\"rx_bytes\":%llu,\"tx_packets\":%llu,"
 			"\"tx_bytes\":%llu,\"drops\":{\"invalid_desc\":%llu,\"runt\":%llu,"
 			"\"tx_full\":%llu,\"copy\":%llu},\"fill_empty\":%llu,"

@@ -55,7 +55,11 @@ static void usage(FILE *f)
 "  --duration SECONDS    stop after this long (default: run until SIGINT/SIGTERM)\n"
 "  --stats-interval S    seconds between status lines (0: none; default 1)\n"
 "  --ctl PATH            control socket for hdp-ctl (default %s; \"none\" for none)\n"
-"  --busy-poll           preferred busy polling (SO_PREFER_BUSY_POLL) instead of poll()\n"
+"  --busy-poll           run each port's receive work in hdp-fwd's own syscalls\n"
+"                        (preferred busy polling) instead of sleeping in poll():\n"
+"                        sets napi_defer_hard_irqs, gro_flush_timeout and threaded\n"
+"                        NAPI off while it runs; exits with status 2 where the\n"
+"                        kernel gives the sockets no NAPI to poll (veth)\n"
 "  --frames N            UMEM frames (default 8192)\n"
 "  --user NAME|UID       once set up, run as this user (its control socket too)\n"
 "  --keep-capabilities   do not drop every capability once set up (debugging)\n"
@@ -242,8 +246,9 @@ int main(int argc, char **argv)
 	struct hdp_fwd *f;
 	double start, next_stats, last_stats;
 	uint64_t last_rx = 0, last_tx = 0;
+	char why[256];
 	unsigned lost;
-	int ret;
+	int ret, status = 0;
 
 	hdp_fwd_cfg_defaults(&cfg);
 #if HDP_HAVE_DPDK
@@ -272,8 +277,10 @@ int main(int argc, char **argv)
 	reserve_hugepages(&cfg);
 	f = hdp_fwd_create(&cfg);
 	if (!f) {
+		/* Busy polling the kernel cannot do is a usage matter. */
+		ret = errno == EOPNOTSUPP ? 2 : 1;
 		hdp_ctl_close(ctl);
-		return 1;
+		return ret;
 	}
 	running = f;
 	if (ctl)
@@ -325,6 +332,11 @@ int main(int argc, char **argv)
 		else
 			poll(NULL, 0, 100);
 		t = now_s();
+		if (hdp_fwd_busy_check(f, why, sizeof(why))) {
+			fprintf(stderr, "hdp-fwd: --busy-poll: %s\n", why);
+			status = 2;
+			break;
+		}
 		if (cfg.stats_interval && t >= next_stats) {
 			status_line(f, t - start, t - last_stats, &last_rx, &last_tx);
 			last_stats = t;
@@ -343,5 +355,5 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("every frame is back in the pool; XDP programs detached\n");
-	return 0;
+	return status;
 }

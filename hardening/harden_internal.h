@@ -71,8 +71,52 @@ static inline unsigned memory_tag(struct hdp_harden_pool *hp, uint32_t idx,
 bool zero_is_clear(const void *p, size_t n, size_t *first_dirty);
 void zero_wipe(void *p, size_t n);
 
-/* Sampling: should this allocation be tagged? Checked whole? (tag.c) */
-bool tag_sample_this(struct hdp_harden_tls *t, uint64_t w);
-bool check_whole_this(struct hdp_harden_tls *t, uint64_t w);
+static inline uint64_t hdp_xorshift(uint64_t *s)
+{
+	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
+
+/*
+ * KASAN's page_alloc sampling, per thread and pool: objects below
+ * tag_sample_min are always tagged and do not count (the pool's flag says
+ * so, its object size being fixed); above it the first allocation is
+ * tagged, then one in every tag_sample. A countdown left from a larger
+ * tag_sample restarts, so a smaller one takes effect at once.
+ */
+static inline bool tag_sample_this(struct hdp_harden_tls *t, uint64_t w)
+{
+	if (hdp_hw_flags(w) & HDP_HF_TAG_ALWAYS)
+		return true;
+	if (t->sample_countdown && t->sample_countdown < hdp_hw_sample(w)) {
+		t->sample_countdown--;
+		return false;
+	}
+	t->sample_countdown = hdp_hw_sample(w) - 1;
+	return true;
+}
+
+/*
+ * init_check's sampled whole-object check: the first allocation, then
+ * gaps drawn at random with a mean of init_check_sample. Random, not a
+ * fixed countdown: a frame that always comes back at the same place in
+ * the reuse cycle must not always fall between two checks.
+ */
+static inline bool check_whole_this(struct hdp_harden_tls *t, uint64_t w)
+{
+	uint32_t n = hdp_hw_check_sample(w);
+
+	if (t->check_countdown && t->check_countdown < 2 * n - 1) {
+		t->check_countdown--;
+		return false;
+	}
+	t->check_countdown = n > 1 ? (uint32_t)(hdp_xorshift(&t->rng) % (2 * n - 1)) : 0;
+	return true;
+}
 
 #endif /* HDP_HARDENING_HARDEN_INTERNAL_H */

@@ -302,43 +302,59 @@ static void free_to_cache(struct hdp_pool *pool, struct pool_cache *c,
 
 /*
  * The careful path, in chunks: report bad pointers, run the hardening
- * hook (which may refuse double frees and stale handles), strip tags.
+ * hook (which may refuse double frees and stale handles), strip tags. A
+ * chunk whose pointers are all valid, the usual case, goes to the hook as
+ * it came; only a chunk with a bad one is copied without it.
  */
 static unsigned free_checked(struct hdp_pool *pool, struct pool_cache *c,
-				   void *const *objs, const struct hdp_extent *ext,
-				   unsigned n, uint64_t w)
+			     void *const *objs, const struct hdp_extent *ext,
+			     unsigned n, uint64_t w)
 {
 	struct hdp_harden_tls *t = c ? &c->hts : &pool->orphan_hts;
 	void *good[64], *out[64];
 	struct hdp_extent good_ext[64];
 	unsigned freed = 0;
 
-	for (unsigned i = 0; i < n;) {
-		unsigned ngood = 0, kept;
+	while (n) {
+		unsigned k = n < HDP_ARRAY_SIZE(good) ? n : HDP_ARRAY_SIZE(good);
+		void *const *chunk = objs;
+		const struct hdp_extent *chunk_ext = ext;
+		unsigned ngood = k, kept;
+		bool all_valid = true;
 
-		for (; i < n && ngood < HDP_ARRAY_SIZE(good); i++) {
-			if (!obj_is_valid(pool, hdp_untag(objs[i]))) {
-				report_invalid(pool, objs[i]);
-				continue;
+		for (unsigned i = 0; i < k; i++)
+			all_valid &= obj_is_valid(pool, hdp_untag(objs[i]));
+		if (hdp_unlikely(!all_valid)) {
+			ngood = 0;
+			for (unsigned i = 0; i < k; i++) {
+				if (!obj_is_valid(pool, hdp_untag(objs[i]))) {
+					report_invalid(pool, objs[i]);
+					continue;
+				}
+				if (ext)
+					good_ext[ngood] = ext[i];
+				good[ngood++] = objs[i];
 			}
-			if (ext)
-				good_ext[ngood] = ext[i];
-			good[ngood++] = objs[i];
+			chunk = good;
+			chunk_ext = ext ? good_ext : NULL;
 		}
 		if (hdp_hw_flags(w) & HDP_HF_HOOKS) {
 			if (!c)
 				pthread_mutex_lock(&pool->lock);
-			kept = hdp_harden_on_free(&pool->hp, t, w, good,
-						  ext ? good_ext : NULL, out, ngood);
+			kept = hdp_harden_on_free(&pool->hp, t, w, chunk, chunk_ext, out, ngood);
 			if (!c)
 				pthread_mutex_unlock(&pool->lock);
 		} else {
 			for (kept = 0; kept < ngood; kept++)
-				out[kept] = hdp_untag(good[kept]);
+				out[kept] = hdp_untag(chunk[kept]);
 		}
 		if (kept)
 			free_to_cache(pool, c, out, kept);
 		freed += kept;
+		objs += k;
+		if (ext)
+			ext += k;
+		n -= k;
 	}
 	return freed;
 }
@@ -419,6 +435,19 @@ int hdp_pool_desc_to_ptr(struct hdp_pool *pool, uint64_t addr, uint32_t len,
 	struct pool_cache *c = cache_of(pool);
 
 	return hdp_harden_desc(&pool->hp, c ? &c->hts : NULL, addr, len, out);
+}
+
+void hdp_pool_count_desc_checks(struct hdp_pool *pool, unsigned n)
+{
+	struct pool_cache *c;
+
+	if (!(hdp_hw_flags(hdp_harden_word(&pool->hp)) & HDP_HF_BOUNDS))
+		return;
+	c = cache_of(pool);
+	if (c)
+		hdp_counter_add(&c->hts.c.checks, n);
+	else
+		atomic_fetch_add_explicit(&pool->hp.retired.checks, n, memory_order_relaxed);
 }
 
 void hdp_pool_cache_flush(struct hdp_pool *pool)

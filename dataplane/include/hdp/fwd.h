@@ -162,6 +162,15 @@ const struct hdp_port_cfg *hdp_fwd_port_cfg(const struct hdp_fwd *f, unsigned i)
 void hdp_fwd_port_stats(struct hdp_fwd *f, unsigned i, struct hdp_port_stats *out);
 int hdp_fwd_port_kstats(struct hdp_fwd *f, unsigned i, struct hdp_xsk_kstats *out);
 
+/*
+ * With busy polling: can the kernel let the forwarder's syscalls run each
+ * port's receive work? Known once a port has received a few packets (its
+ * socket learns which NAPI to poll). 0 (yes, or not known yet), or
+ * -EOPNOTSUPP with the reason in @why: then stop, rather than run slower
+ * than without busy polling.
+ */
+int hdp_fwd_busy_check(struct hdp_fwd *f, char *why, size_t len);
+
 /* Totals over all ports, for the one-line status. */
 void hdp_fwd_totals(struct hdp_fwd *f, uint64_t *rx, uint64_t *tx, uint64_t *drops);
 

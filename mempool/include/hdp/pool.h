@@ -195,6 +195,14 @@ int hdp_pool_copy_out(struct hdp_pool *pool, void *dst, const void *src, size_t 
 int hdp_pool_desc_to_ptr(struct hdp_pool *pool, uint64_t addr, uint32_t len,
 			 void **out);
 
+/*
+ * An AF_XDP forwarder checks RX descriptors against the layout inline, one
+ * compare each (the same test as hdp_pool_desc_to_ptr(), whose report a
+ * refused one then gets). This counts @n such checks as the pool's, when
+ * its profile has bounds on: one call per burst.
+ */
+void hdp_pool_count_desc_checks(struct hdp_pool *pool, unsigned n);
+
 /* The pool's hardening state, for the hdp_harden_pool_* calls. */
 struct hdp_harden_pool *hdp_pool_harden(struct hdp_pool *pool);
 
