@@ -9,12 +9,23 @@
 
 #include <stdio.h>
 
-/* One burst: what it acts on (loaded once) and what it adds to the counters. */
+/*
+ * One burst: what it acts on, loaded once into locals (stores to the
+ * metadata could otherwise alias the pool's fields and force reloads), the
+ * thread's samplers copied in and out, and what it adds to the counters.
+ */
 struct burst {
 	struct hdp_harden_pool *hp;
 	struct hdp_harden_tls *t;
+	struct hdp_harden_tls s;	/* the samplers, in registers */
+	struct hdp_obj_meta *meta;
+	uintptr_t base;
+	uint32_t shift;			/* log2(stride) or UINT32_MAX */
+	uint32_t count;
+	size_t stride, obj_size;
 	uint64_t w;
 	unsigned flags;
+	bool hardware_tags;	/* the memory carries MTE tags (now or from before) */
 	uint64_t epoch;
 	uint64_t wiped, tagged, checks;
 };
@@ -24,6 +35,11 @@ static inline struct burst burst_begin(struct hdp_harden_pool *hp,
 {
 	return (struct burst){
 		.hp = hp, .t = t, .w = w, .flags = hdp_hw_flags(w),
+		.s = { .sample_countdown = t->sample_countdown,
+		       .check_countdown = t->check_countdown, .rng = t->rng },
+		.meta = hp->meta, .base = hp->base, .shift = hp->stride_shift,
+		.count = hp->count, .stride = hp->stride, .obj_size = hp->obj_size,
+		.hardware_tags = hp->tag_ops && hp->tag_ops->hardware_checks,
 		/* After the word: this epoch or a later one (harden.h). */
 		.epoch = epoch_now(hp),
 	};
@@ -31,9 +47,42 @@ static inline struct burst burst_begin(struct hdp_harden_pool *hp,
 
 static inline void burst_end(struct burst *b)
 {
+	b->t->sample_countdown = b->s.sample_countdown;
+	b->t->check_countdown = b->s.check_countdown;
+	b->t->rng = b->s.rng;
 	hdp_counter_add(&b->t->c.bytes_wiped, b->wiped);
 	hdp_counter_add(&b->t->c.objs_tagged, b->tagged);
 	hdp_counter_add(&b->t->c.checks, b->checks);
+}
+
+static inline uint32_t b_index(const struct burst *b, const void *obj)
+{
+	uintptr_t off = (uintptr_t)obj - b->base;
+
+	if (hdp_likely(b->shift != UINT32_MAX))
+		return (uint32_t)(off >> b->shift);
+	return (uint32_t)(off / b->stride);
+}
+
+/* The object's state if recorded in this epoch, else 0 (nothing known). */
+static inline uint64_t b_state(const struct burst *b, uint32_t idx)
+{
+	uint64_t m = atomic_load_explicit(&b->meta[idx].state, memory_order_relaxed);
+
+	return META_EPOCH(m) == b->epoch ? m : 0;
+}
+
+static inline void b_store(const struct burst *b, uint32_t idx, unsigned bits)
+{
+	atomic_store_explicit(&b->meta[idx].state, b->epoch << META_EPOCH_SHIFT | bits,
+			      memory_order_relaxed);
+}
+
+static inline unsigned b_memory_tag(const struct burst *b, uint32_t idx)
+{
+	uint64_t m = b_state(b, idx);
+
+	return (m & META_TAGGED) ? META_TAG(m) : 0;
 }
 
 /*
@@ -43,10 +92,8 @@ static inline void burst_end(struct burst *b)
 static inline void set_tag(struct burst *b, void *obj, unsigned tag, size_t start,
 			   size_t end)
 {
-	const struct hdp_tag_ops *ops = b->hp->tag_ops;
-
-	if (ops && ops->hardware_checks)
-		ops->set_tag(b->hp, obj, tag, start, end);
+	if (b->hardware_tags)
+		b->hp->tag_ops->set_tag(b->hp, obj, tag, start, end);
 	else if (end > start)
 		zero_wipe((char *)obj + start, end - start);
 }
@@ -54,22 +101,21 @@ static inline void set_tag(struct burst *b, void *obj, unsigned tag, size_t star
 /* MTE: a tag left in memory from before this epoch is unknown: reset it. */
 static inline void forget_hardware_tag(struct burst *b, void *obj, uint64_t m)
 {
-	const struct hdp_tag_ops *ops = b->hp->tag_ops;
-
-	if (!m && ops && ops->hardware_checks)
-		ops->set_tag(b->hp, obj, 0, 0, 0);
+	if (hdp_unlikely(!m && b->hardware_tags))
+		b->hp->tag_ops->set_tag(b->hp, obj, 0, 0, 0);
 }
 
-HDP_COLD static void report_dirty(struct burst *b, void *obj, size_t first_dirty)
+/* Found written after free: report, wipe whole; returns the bytes wiped. */
+HDP_COLD static size_t report_dirty(struct hdp_harden_pool *hp, void *obj, size_t first_dirty)
 {
 	char detail[64];
 
 	snprintf(detail, sizeof(detail), "object was written after it was freed, first at byte %zu",
 		 first_dirty);
-	hdp_harden_violation(b->hp, HDP_V_WRITE_AFTER_FREE, (char *)obj + first_dirty,
-			     b->hp->obj_size, detail);
-	zero_wipe(obj, b->hp->obj_size);
-	b->wiped += b->hp->obj_size;
+	hdp_harden_violation(hp, HDP_V_WRITE_AFTER_FREE, (char *)obj + first_dirty,
+			     hp->obj_size, detail);
+	zero_wipe(obj, hp->obj_size);
+	return hp->obj_size;
 }
 
 /*
@@ -79,20 +125,22 @@ HDP_COLD static void report_dirty(struct burst *b, void *obj, size_t first_dirty
  */
 static inline bool known_clean(struct burst *b, uint32_t idx, void *obj, uint64_t m)
 {
-	struct hdp_obj_meta *meta = &b->hp->meta[idx];
-	size_t start = 0, end = b->hp->obj_size, dirty;
+	size_t start = 0, end = b->obj_size, dirty;
 
 	if (!(m & META_WIPED))
 		return false;
 	if (!(b->flags & HDP_HF_INIT_CHECK))
 		return true;
-	if (!check_whole_this(b->t, b->w)) {
-		start = atomic_load_explicit(&meta->wiped_start, memory_order_relaxed);
-		end = atomic_load_explicit(&meta->wiped_end, memory_order_relaxed);
+	if (!check_whole_this(&b->s, b->w)) {
+		uint64_t v = atomic_load_explicit(&b->meta[idx].wiped, memory_order_relaxed);
+		struct hdp_extent e = { (uint32_t)v, (uint32_t)(v >> 32) };
+
+		start = e.start;
+		end = e.end;
 	}
 	b->checks++;
-	if (hdp_unlikely(!zero_is_clear((char *)obj + start, end - start, &dirty)))
-		report_dirty(b, obj, start + dirty);
+	if (hdp_unlikely(!is_clear((char *)obj + start, end - start, &dirty)))
+		b->wiped += report_dirty(b->hp, obj, start + dirty);
 	return true;
 }
 
@@ -103,17 +151,17 @@ static inline unsigned tag_on_alloc(struct burst *b, uint32_t idx, void *obj,
 	struct hdp_harden_pool *hp = b->hp;
 	unsigned avoid[3], tag;
 
-	if (!(b->flags & HDP_HF_TAG) || !tag_sample_this(b->t, b->w)) {
+	if (!(b->flags & HDP_HF_TAG) || !tag_sample_this(&b->s, b->w)) {
 		if (zero_len)
 			zero_wipe(obj, zero_len);
 		return 0;
 	}
 	/* Not the slot's previous tag, not the neighbours': catch reuse and overflow. */
 	avoid[0] = META_PREV(m);
-	avoid[1] = idx > 0 ? memory_tag(hp, idx - 1, b->epoch) : 0;
-	avoid[2] = idx + 1 < hp->count ? memory_tag(hp, idx + 1, b->epoch) : 0;
-	tag = hp->tag_ops->choose ? hp->tag_ops->choose(obj, &b->t->rng, avoid, 3)
-				  : hdp_tag_choose(&b->t->rng, avoid, 3);
+	avoid[1] = idx > 0 ? b_memory_tag(b, idx - 1) : 0;
+	avoid[2] = idx + 1 < b->count ? b_memory_tag(b, idx + 1) : 0;
+	tag = hp->tag_ops->choose ? hp->tag_ops->choose(obj, &b->s.rng, avoid, 3)
+				  : hdp_tag_choose(&b->s.rng, avoid, 3);
 	set_tag(b, obj, tag, 0, zero_len);
 	b->tagged++;
 	return tag;
@@ -124,10 +172,11 @@ void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 {
 	struct burst b = burst_begin(hp, t, w);
 
+
 	for (unsigned i = 0; i < n; i++) {
 		void *obj = objs[i];
-		uint32_t idx = obj_index(hp, (uintptr_t)obj);
-		uint64_t m = meta_now(hp, idx, b.epoch);
+		uint32_t idx = b_index(&b, obj);
+		uint64_t m = b_state(&b, idx);
 		bool clean;
 		size_t zero_len = 0;
 		unsigned tag;
@@ -136,15 +185,15 @@ void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 		clean = known_clean(&b, idx, obj, m);
 		/* init_on_free already left it zero: do not wipe twice. */
 		if ((b.flags & HDP_HF_INIT_ALLOC) && !clean) {
-			zero_len = hp->obj_size;
+			zero_len = b.obj_size;
 			clean = true;
 		}
 		tag = tag_on_alloc(&b, idx, obj, m, zero_len);
 		b.wiped += zero_len;
 		if (tag)
 			objs[i] = (void *)((uintptr_t)obj | (uintptr_t)tag << HDP_TAG_SHIFT);
-		meta_store(hp, idx, b.epoch, META_ALLOCATED | META_PREV(m) << 4 |
-			   (clean ? META_CLEAN : 0) | (tag ? META_TAGGED | tag : 0));
+		b_store(&b, idx, META_ALLOCATED | META_PREV(m) << 4 |
+			(clean ? META_CLEAN : 0) | (tag ? META_TAGGED | tag : 0));
 	}
 	burst_end(&b);
 }
@@ -179,23 +228,50 @@ static inline bool free_is_valid(struct burst *b, void *tagged, uint64_t m)
 }
 
 /*
- * What init_on_free wipes: the write extent, if the object was all zero
- * when it was handed out (else the bytes outside it are unknown: the
- * whole object, once); without an extent or under init_on_free=on, all.
+ * The bytes init_on_free writes zeros to: the write extent, if the object
+ * was all zero when it was handed out (else the bytes outside it are
+ * unknown: the whole object, once); without an extent, all of it.
  */
 static inline struct hdp_extent wipe_extent(const struct burst *b, uint64_t m,
 					    const struct hdp_extent *ext)
 {
-	uint32_t size = (uint32_t)b->hp->obj_size;
+	uint32_t size = (uint32_t)b->obj_size;
 	struct hdp_extent e = { 0, size };
 
 	if (!(b->flags & HDP_HF_INIT_FREE))
 		return (struct hdp_extent){ 0, 0 };
-	if ((b->flags & HDP_HF_INIT_USED) && ext && (m & META_CLEAN)) {
+	if (ext && (m & META_CLEAN)) {
 		e.end = ext->end < size ? ext->end : size;
 		e.start = ext->start < e.end ? ext->start : e.end;
 	}
 	return e;
+}
+
+/* Zero what is not zero in [p, p + n): a read where nothing was written. */
+static inline size_t zero_if_dirty(char *p, size_t n)
+{
+	size_t dirty;
+
+	if (hdp_likely(zero_is_clear(p, n, &dirty)))
+		return 0;
+	zero_wipe(p + dirty, n - dirty);
+	return n - dirty;
+}
+
+/*
+ * init_on_free=on promises the whole object is zero after free, whatever
+ * was written where. Outside the extent it was zero when handed out, so
+ * reading it is enough, and it stays clean in the cache instead of being
+ * dirtied: writes go only where something was written.
+ */
+static inline size_t zero_outside(const struct burst *b, void *obj, struct hdp_extent e)
+{
+	size_t size = b->obj_size;
+
+	if ((b->flags & HDP_HF_INIT_USED) || (e.start == 0 && e.end == size))
+		return 0;
+	return zero_if_dirty(obj, e.start) +
+	       zero_if_dirty((char *)obj + e.end, size - e.end);
 }
 
 unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
@@ -207,8 +283,8 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 
 	for (unsigned i = 0; i < n; i++) {
 		void *obj = hdp_untag(objs[i]);
-		uint32_t idx = obj_index(hp, (uintptr_t)obj);
-		uint64_t m = meta_now(hp, idx, b.epoch);
+		uint32_t idx = b_index(&b, obj);
+		uint64_t m = b_state(&b, idx);
 		unsigned mtag = (m & META_TAGGED) ? META_TAG(m) : 0;
 		struct hdp_extent e;
 
@@ -222,10 +298,14 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 		else if (e.end > e.start)
 			zero_wipe((char *)obj + e.start, e.end - e.start);
 		b.wiped += e.end - e.start;
-		atomic_store_explicit(&hp->meta[idx].wiped_start, e.start, memory_order_relaxed);
-		atomic_store_explicit(&hp->meta[idx].wiped_end, e.end, memory_order_relaxed);
-		meta_store(hp, idx, b.epoch, mtag << 4 |
-			   ((b.flags & HDP_HF_INIT_FREE) ? META_WIPED : 0));
+		if (b.flags & HDP_HF_INIT_FREE) {
+			b.wiped += zero_outside(&b, obj, e);
+			if (!(b.flags & HDP_HF_INIT_USED))
+				e = (struct hdp_extent){ 0, (uint32_t)b.obj_size };
+		}
+		atomic_store_explicit(&b.meta[idx].wiped, e.start | (uint64_t)e.end << 32,
+				      memory_order_relaxed);
+		b_store(&b, idx, mtag << 4 | ((b.flags & HDP_HF_INIT_FREE) ? META_WIPED : 0));
 		out[kept++] = obj;
 	}
 	burst_end(&b);

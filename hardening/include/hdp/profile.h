@@ -32,7 +32,7 @@
 #define HDP_EXCLUDE_MAX		64
 #define HDP_TAG_SAMPLE_MAX	65535u
 #define HDP_CHECK_SAMPLE_MAX	65535u
-#define HDP_CHECK_SAMPLE_DEFAULT 16u
+#define HDP_CHECK_SAMPLE_DEFAULT 64u
 #define HDP_TAG_SAMPLE_MIN_MAX	(1u << 20)
 
 enum hdp_init_free {
@@ -109,7 +109,7 @@ struct hdp_harden_config {
 
 /*
  * The built-in defaults: every protection on (bounds fast, init_on_free on,
- * init_check on with init_check_sample 16, tag auto with tag_sample 1),
+ * init_check on with init_check_sample 64, tag auto with tag_sample 1),
  * init_on_alloc off (redundant with init_on_free), on_violation abort.
  */
 void hdp_profile_defaults(struct hdp_profile *p);
