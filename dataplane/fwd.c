@@ -130,6 +130,15 @@ struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg)
 		return NULL;
 	f->cfg = cfg;
 	f->nports = cfg->nports;
+	f->keeper_fd = -1;
+	if (cfg->busy_poll) {
+		ret = fwd_busy_keeper_start(f);
+		if (ret) {
+			hdp_log(HDP_LOG_ERR, "busy polling: cannot start the process that puts "
+				"interface settings back: %s", strerror(-ret));
+			goto err;
+		}
+	}
 	ret = create_pool(f);
 	if (ret)
 		goto err;

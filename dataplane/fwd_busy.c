@@ -5,9 +5,14 @@
  * softirq elsewhere. For that the interface must keep its NAPI to itself
  * between polls (napi_defer_hard_irqs, gro_flush_timeout), not hand it to
  * a thread (threaded off), and each socket must know which NAPI to poll:
- * the kernel tells it with the first packets (SO_INCOMING_NAPI_ID). The
- * interface settings are put back when hdp-fwd stops; a SIGKILL leaves
- * them changed (docs/BENCHMARKS.md says how to put them back).
+ * the kernel tells it with the first packets (SO_INCOMING_NAPI_ID).
+ *
+ * The interface settings go back when hdp-fwd stops, however it stops.
+ * Once set up it holds no capability to write them, and a SIGKILL runs no
+ * code: so a keeper process, forked before anything big is mapped and
+ * holding nothing but the read end of a pipe, is told what to put back
+ * and does it when the pipe's write end closes, which the kernel does for
+ * any death of hdp-fwd.
  */
 #include "fwd_internal.h"
 
@@ -16,10 +21,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef SO_INCOMING_NAPI_ID
@@ -102,6 +110,75 @@ static struct fwd_napi_saved *saved_for(struct hdp_fwd *f, const char *ifname)
 	return NULL;
 }
 
+/* The keeper: collect "IF SETTING VALUE" lines, put them back at EOF. */
+HDP_NORETURN static void keeper_main(int fd)
+{
+	static char buf[4096];
+	size_t got = 0;
+	ssize_t n;
+
+	/* Its parent's terminal and service manager signal the group: outlive them. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	prctl(PR_SET_NAME, "hdp-fwd-napi", 0, 0, 0);
+	while (got < sizeof(buf) - 1 &&
+	       ((n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0 || (n < 0 && errno == EINTR)))
+		got += n > 0 ? (size_t)n : 0;
+	buf[got] = '\0';
+	/* Last changed, first put back. */
+	for (char *line = buf + got; line > buf;) {
+		char ifname[IF_NAMESIZE], file[32];
+		long value;
+
+		*--line = '\0';
+		while (line > buf && line[-1] != '\n')
+			line--;
+		if (sscanf(line, "%15s %31s %ld", ifname, file, &value) == 3 &&
+		    write_long(ifname, file, value))
+			hdp_log(HDP_LOG_WARN, "busy polling: cannot put %s of %s back to %ld",
+				file, ifname, value);
+	}
+	_exit(0);
+}
+
+/* Fork the keeper while the process is small: nothing mapped to copy. */
+int fwd_busy_keeper_start(struct hdp_fwd *f)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		/* Nothing of the forwarder's: no socket, no program stays open here. */
+		if (dup2(fds[0], 3) < 0)
+			_exit(1);
+		close_range(4, ~0u, 0);
+		keeper_main(3);
+	}
+	close(fds[0]);
+	f->keeper_fd = fds[1];
+	f->keeper_pid = pid;
+	return 0;
+}
+
+static void keeper_note(struct hdp_fwd *f, const char *ifname, const char *file, long old)
+{
+	char line[96];
+	int len = snprintf(line, sizeof(line), "%s %s %ld\n", ifname, file, old);
+
+	if (f->keeper_fd < 0 || write(f->keeper_fd, line, (size_t)len) != len)
+		hdp_log(HDP_LOG_WARN, "busy polling: %s of %s will not be put back to %ld",
+			file, ifname, old);
+}
+
 static int setup_interface(struct hdp_fwd *f, const char *ifname)
 {
 	struct fwd_napi_saved *s = &f->napi_saved[f->nnapi];
@@ -117,15 +194,16 @@ static int setup_interface(struct hdp_fwd *f, const char *ifname)
 	f->nnapi++;
 	for (unsigned k = 0; k < FWD_NAPI_SETTINGS; k++) {
 		ret = read_long(ifname, napi_settings[k].file, &s->old[k]);
-		if (!ret && s->old[k] != napi_settings[k].value)
+		if (!ret && s->old[k] != napi_settings[k].value) {
+			keeper_note(f, ifname, napi_settings[k].file, s->old[k]);
 			ret = write_long(ifname, napi_settings[k].file, napi_settings[k].value);
+		}
 		if (ret) {
 			hdp_log(HDP_LOG_ERR, "busy polling: cannot set %s of %s to %ld: %s",
 				napi_settings[k].file, ifname, napi_settings[k].value,
 				strerror(-ret));
 			return ret;
 		}
-		s->changed |= 1u << k;
 	}
 	return 0;
 }
@@ -164,20 +242,16 @@ int fwd_busy_setup(struct hdp_fwd *f)
 
 void fwd_busy_restore(struct hdp_fwd *f)
 {
-	while (f->nnapi) {
-		struct fwd_napi_saved *s = &f->napi_saved[--f->nnapi];
+	int status;
 
-		for (unsigned k = FWD_NAPI_SETTINGS; k-- > 0;) {
-			int ret;
-
-			if (!(s->changed & (1u << k)) || s->old[k] == napi_settings[k].value)
-				continue;
-			ret = write_long(s->ifname, napi_settings[k].file, s->old[k]);
-			if (ret)
-				hdp_log(HDP_LOG_WARN, "busy polling: cannot put %s of %s back to %ld: %s",
-					napi_settings[k].file, s->ifname, s->old[k], strerror(-ret));
-		}
-	}
+	if (f->keeper_fd < 0)
+		return;
+	/* Closing the pipe is the keeper's signal; wait until it is done. */
+	close(f->keeper_fd);
+	f->keeper_fd = -1;
+	while (waitpid(f->keeper_pid, &status, 0) < 0 && errno == EINTR)
+		;
+	f->nnapi = 0;
 }
 
 unsigned fwd_port_napi_id(const struct fwd_port *p)

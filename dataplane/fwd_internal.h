@@ -18,7 +18,6 @@
 struct fwd_napi_saved {
 	char ifname[IF_NAMESIZE];
 	long old[FWD_NAPI_SETTINGS];
-	unsigned changed;		/* bit k: setting k was written */
 };
 
 struct fwd_port {
@@ -80,9 +79,11 @@ struct hdp_fwd {
 	 */
 	struct hdp_extent *ext;
 	atomic_bool stop;
-	/* Busy polling: what was changed on each interface, to put back. */
+	/* Busy polling: what was changed on each interface; its keeper. */
 	unsigned nnapi;
 	struct fwd_napi_saved napi_saved[HDP_FWD_PORTS_MAX];
+	int keeper_fd;			/* write end of the keeper's pipe, or -1 */
+	pid_t keeper_pid;
 	/* Loopback rings (hdp_fwd_create_loopback): memory the "kernel" uses. */
 	void *loop_mem;
 };
@@ -107,6 +108,7 @@ unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p);
 unsigned fwd_frames_return_all(struct hdp_fwd *f);
 
 /* Busy polling (fwd_busy.c): interfaces and sockets set up, and put back. */
+int fwd_busy_keeper_start(struct hdp_fwd *f);
 int fwd_busy_setup(struct hdp_fwd *f);
 void fwd_busy_restore(struct hdp_fwd *f);
 unsigned fwd_port_napi_id(const struct fwd_port *p);
