@@ -133,10 +133,9 @@ static inline bool known_clean(struct burst *b, uint32_t idx, void *obj, uint64_
 		return true;
 	if (!check_whole_this(&b->s, b->w)) {
 		uint64_t v = atomic_load_explicit(&b->meta[idx].wiped, memory_order_relaxed);
-		struct hdp_extent e = { (uint32_t)v, (uint32_t)(v >> 32) };
 
-		start = e.start;
-		end = e.end;
+		start = (uint32_t)v;
+		end = (uint32_t)(v >> 32);
 	}
 	b->checks++;
 	if (hdp_unlikely(!is_clear((char *)obj + start, end - start, &dirty)))
@@ -171,7 +170,6 @@ void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 			 uint64_t w, void **objs, unsigned n)
 {
 	struct burst b = burst_begin(hp, t, w);
-
 
 	for (unsigned i = 0; i < n; i++) {
 		void *obj = objs[i];

@@ -240,3 +240,39 @@ Test(harden_extent, init_on_free_on_ignores_extents)
 	cr_assert_eq(nonzero_bytes(obj, FRAME), 0);
 	hdp_pool_destroy(pool);
 }
+
+/*
+ * The check finds a single written byte wherever it is, for every extent
+ * length from 1 to 130 bytes (the short, vector and whole-loop paths), and
+ * names its offset (reports are rate limited: a few are read back).
+ */
+Test(harden_extent, every_byte_of_every_short_extent_is_checked)
+{
+	static const uint32_t named[][2] = { { 1, 0 }, { 15, 14 }, { 16, 9 }, { 17, 16 },
+					     { 64, 63 }, { 130, 100 } };
+	void *obj;
+	struct hdp_pool *pool = one_frame("init_on_free=used,init_check=on,init_check_sample=65535,"
+					  "tag=off,on_violation=drop", &obj);
+	unsigned long long found = 0;
+	char needle[64];
+
+	for (uint32_t len = 1; len <= 130; len++) {
+		for (uint32_t pos = 0; pos < len; pos++) {
+			free_one(pool, obj, (struct hdp_extent){ HEADROOM + 3, HEADROOM + 3 + len });
+			((char *)obj)[HEADROOM + 3 + pos] = 1;
+			obj = alloc_one(pool);
+			cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), ++found,
+				     "length %u, byte %u: missed", len, pos);
+		}
+	}
+	cr_assert_eq(hdp_pool_set(pool, "on_violation", "report"), 0);
+	for (size_t i = 0; i < HDP_ARRAY_SIZE(named); i++) {
+		free_one(pool, obj, (struct hdp_extent){ HEADROOM + 3, HEADROOM + 3 + named[i][0] });
+		((char *)obj)[HEADROOM + 3 + named[i][1]] = 1;
+		clear_logs();
+		obj = alloc_one(pool);
+		snprintf(needle, sizeof(needle), "first at byte %u\n", HEADROOM + 3 + named[i][1]);
+		cr_assert(log_contains(needle), "%s", captured_logs());
+	}
+	hdp_pool_destroy(pool);
+}

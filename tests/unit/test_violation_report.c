@@ -40,6 +40,33 @@ Test(violation_report, format_says_outside_and_adds_the_detail)
 	cr_assert_str_eq(buf, "violation: free_foreign in pool 'rx': 0x1000 outside the region, size 2048: belongs to region 'tx'");
 }
 
+/*
+ * The line is built by hand (no snprintf: the MTE fault handler uses it):
+ * numbers in full, NULL as 0x0, and a short buffer cut but terminated,
+ * with the whole length returned, as snprintf would.
+ */
+Test(violation_report, the_hand_built_line_formats_numbers_and_cuts_safely)
+{
+	struct hdp_violation v = sample;
+	char buf[256], small[12];
+	int n;
+
+	v.addr = NULL;
+	v.offset = 18446744073709551614u;
+	v.size = 0;
+	hdp_violation_format(&v, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "violation: free_interior in pool 'rx': 0x0 at offset "
+			      "18446744073709551614, size 0");
+	v.addr = (void *)0xfedcba9876543210u;
+	hdp_violation_format(&v, buf, sizeof(buf));
+	cr_assert(strstr(buf, "0xfedcba9876543210 at offset"), "%s", buf);
+	memset(small, 'x', sizeof(small));
+	n = hdp_violation_format(&sample, small, sizeof(small));
+	cr_assert_eq(n, (int)strlen("violation: free_interior in pool 'rx': 0x1000 at offset 4100, size 2048"));
+	cr_assert_str_eq(small, "violation: ");
+	cr_assert_eq(hdp_violation_format(&sample, NULL, 0), n);
+}
+
 Test(violation_report, names_and_policies_round_trip)
 {
 	enum hdp_policy p;
