@@ -20,7 +20,9 @@ unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n)
 		uint32_t idx = fwd_frame_of(f, addr);
 
 		addrs[i] = addr;
-		atomic_store_explicit(&f->held[idx], 1, memory_order_relaxed);
+		/* Held, and the tag the pool gave it: MTE checks our accesses. */
+		atomic_store_explicit(&f->held[idx], (uint8_t)(1 | hdp_tag_of(objs[i]) << 4),
+				      memory_order_relaxed);
 	}
 	return got;
 }

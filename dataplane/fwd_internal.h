@@ -69,7 +69,11 @@ struct hdp_fwd {
 	} progs[HDP_FWD_PORTS_MAX];
 	unsigned nworkers;
 	struct fwd_worker workers[HDP_FWD_CORES_MAX];
-	/* Frames hdp-fwd holds (in a ring or in flight), by frame index. */
+	/*
+	 * Frames hdp-fwd holds (in a ring or in flight), by frame index: bit 0
+	 * held, bits 4..7 the memory tag the pool gave it (UMEM addresses
+	 * carry none, and with MTE the CPU checks every access against it).
+	 */
 	_Atomic uint8_t *held;
 	/*
 	 * Per frame, what the last RX descriptor says the kernel wrote. Set
@@ -92,6 +96,20 @@ struct hdp_fwd {
 static inline uint32_t fwd_frame_of(const struct hdp_fwd *f, uint64_t addr)
 {
 	return (uint32_t)(addr >> f->frame_shift);
+}
+
+/*
+ * The bytes of the frame at UMEM address @addr, as this CPU may touch
+ * them: on arm64 the pointer carries the frame's tag (MTE checks it);
+ * elsewhere tags come off (hdp_deref()).
+ */
+static inline uint8_t *fwd_frame_data(const struct hdp_fwd *f, uint64_t addr)
+{
+	unsigned tag = atomic_load_explicit(&f->held[fwd_frame_of(f, addr)],
+					    memory_order_relaxed) >> 4;
+
+	return hdp_deref((void *)(((uintptr_t)f->lay.base + (uintptr_t)addr) |
+				  (uintptr_t)tag << HDP_TAG_SHIFT));
 }
 
 /* The worker's loop (fwd_loop.c); one pass of one direction. */

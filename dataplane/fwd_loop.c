@@ -114,7 +114,7 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 			invalid++;
 			continue;
 		}
-		data = (uint8_t *)f->lay.base + desc.addr;
+		data = fwd_frame_data(f, desc.addr);
 		f->ext[fwd_frame_of(f, desc.addr)] = rx_extent(in, desc, stride);
 		if (hdp_unlikely(hdp_fwd_rewrite(f->cfg->mode, data, desc.len, &out->cfg))) {
 			drops[ndrops++] = desc.addr;
