@@ -19,18 +19,11 @@
 #include <rte_errno.h>
 #include <rte_mempool.h>
 
+#include "tap.h"
+
 #define OBJ_SIZE (1u << 20)
 #define OBJS 4200u		/* 4.1 GiB of objects */
 
-static int n, failed;
-
-static void ok(bool cond, const char *what)
-{
-	n++;
-	if (!cond)
-		failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", n, what);
-}
 
 int main(void)
 {

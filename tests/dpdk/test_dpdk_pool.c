@@ -20,15 +20,8 @@
 #include <rte_errno.h>
 #include <rte_mbuf.h>
 
-static int n, failed;
+#include "tap.h"
 
-static void ok(bool cond, const char *what)
-{
-	n++;
-	if (!cond)
-		failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", n, what);
-}
 
 static bool all_bytes(const struct rte_mbuf *m, uint8_t v)
 {

@@ -118,6 +118,16 @@ struct hdp_pool *hardened_pool(const char *name, size_t size, unsigned count,
 	return pool;
 }
 
+size_t nonzero_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t count = 0;
+
+	for (size_t i = 0; i < n; i++)
+		count += b[i] != 0;
+	return count;
+}
+
 unsigned long long violations(struct hdp_pool *pool, int kind)
 {
 	struct hdp_pool_stats st;

@@ -32,6 +32,9 @@ struct hdp_pool;
 struct hdp_pool *hardened_pool(const char *name, size_t size, unsigned count,
 			       unsigned flags, const char *spec);
 
+/* How many bytes of [p, p + n) are not zero. */
+size_t nonzero_bytes(const void *p, size_t n);
+
 /* A violation counter of a pool. */
 unsigned long long violations(struct hdp_pool *pool, int kind);
 #endif /* HDP_TEST_SUPPORT_H */

@@ -20,16 +20,6 @@ TestSuite(harden_extent, .init = capture_logs);
 #define FRAME 2048
 #define HEADROOM 256
 
-static size_t nonzero_bytes(const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	size_t count = 0;
-
-	for (size_t i = 0; i < n; i++)
-		count += b[i] != 0;
-	return count;
-}
-
 /* A "packet" of @len bytes at the headroom, as AF_XDP copy mode writes it. */
 static struct hdp_extent receive(void *obj, uint32_t len, unsigned char fill)
 {

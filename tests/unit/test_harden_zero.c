@@ -23,16 +23,6 @@ static void *must_alloc(struct hdp_pool *pool)
 	return obj;
 }
 
-static size_t nonzero_bytes(const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	size_t count = 0;
-
-	for (size_t i = 0; i < n; i++)
-		count += b[i] != 0;
-	return count;
-}
-
 /*
  * Garbage written, freed, allocated again: not one non-zero byte, for
  * every object size the pools use, cached or not, whichever of
