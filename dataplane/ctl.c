@@ -60,17 +60,19 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/*
- * Make @path ours to bind: nothing there, or a socket nobody listens on
- * (a forwarder that was killed). Anything else stays and is refused.
- */
-static int claim_path(const char *path, const struct sockaddr_un *sa)
+int hdp_ctl_path_check(const char *path)
 {
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
 	int fd, err;
 
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		hdp_log(HDP_LOG_ERR, "control socket %s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sa.sun_path, path);
 	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -errno;
+		return 0;
 	if (!S_ISSOCK(st.st_mode)) {
 		hdp_log(HDP_LOG_ERR, "control socket %s: something that is not a socket is there; "
 			"refusing to replace it (give another --ctl)", path);
@@ -79,7 +81,7 @@ static int claim_path(const char *path, const struct sockaddr_un *sa)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	err = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) ? errno : 0;
+	err = connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) ? errno : 0;
 	close(fd);
 	if (err == 0) {
 		hdp_log(HDP_LOG_ERR, "control socket %s: another process listens there "
@@ -91,7 +93,19 @@ static int claim_path(const char *path, const struct sockaddr_un *sa)
 			path, strerror(err));
 		return -err;
 	}
-	/* Stale: its listener is gone. */
+	return 0;
+}
+
+/*
+ * Make @path ours to bind: nothing there, or a socket nobody listens on
+ * (a forwarder that was killed), which goes. Anything else stays.
+ */
+static int claim_path(const char *path)
+{
+	int ret = hdp_ctl_path_check(path);
+
+	if (ret)
+		return ret;
 	if (unlink(path) && errno != ENOENT)
 		return -errno;
 	return 0;
@@ -116,7 +130,7 @@ struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f)
 	c->f = f;
 	strcpy(c->path, path);
 	strcpy(sa.sun_path, path);
-	err = claim_path(path, &sa);
+	err = claim_path(path);
 	if (err) {
 		free(c);
 		errno = -err;
@@ -142,11 +156,6 @@ err:
 	free(c);
 	errno = err;
 	return NULL;
-}
-
-void hdp_ctl_set_fwd(struct hdp_ctl *c, struct hdp_fwd *f)
-{
-	c->f = f;
 }
 
 static bool peer_allowed(int fd)

@@ -271,20 +271,20 @@ int main(int argc, char **argv)
 #endif
 	}
 
-	/* The control socket first: a path in use is refused before any set-up. */
-	if (cfg.ctl_path[0] && !(ctl = hdp_ctl_open(cfg.ctl_path, NULL)))
-		return errno == EADDRINUSE || errno == EEXIST || errno == ENAMETOOLONG ? 2 : 1;
+	/* A control socket path in use is refused before any set-up. */
+	if (cfg.ctl_path[0] && hdp_ctl_path_check(cfg.ctl_path))
+		return 2;
 	reserve_hugepages(&cfg);
 	f = hdp_fwd_create(&cfg);
-	if (!f) {
-		/* Busy polling the kernel cannot do is a usage matter. */
-		ret = errno == EOPNOTSUPP ? 2 : 1;
-		hdp_ctl_close(ctl);
+	if (!f)	/* busy polling the kernel cannot do is a usage matter */
+		return errno == EOPNOTSUPP ? 2 : 1;
+	running = f;
+	/* The socket appears once the forwarder is set up: clients wait for it. */
+	if (cfg.ctl_path[0] && !(ctl = hdp_ctl_open(cfg.ctl_path, f))) {
+		ret = errno == EADDRINUSE || errno == EEXIST ? 2 : 1;
+		hdp_fwd_destroy(f);
 		return ret;
 	}
-	running = f;
-	if (ctl)
-		hdp_ctl_set_fwd(ctl, f);
 	/* The user hdp-fwd becomes keeps the use of its control socket. */
 	if (ctl && cfg.user[0] && chown(cfg.ctl_path, (uid_t)cfg.uid, (gid_t)cfg.gid)) {
 		fprintf(stderr, "hdp-fwd: control socket %s: cannot hand it to user %s: %s\n",

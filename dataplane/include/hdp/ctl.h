@@ -34,6 +34,14 @@ struct hdp_ctl;
  * logged. @f may be NULL until hdp_ctl_set_fwd().
  */
 struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f);
+
+/*
+ * The same refusals, without binding: for a check before anything is set
+ * up, while the socket itself appears only once the forwarder is ready
+ * (its existence is what waiting clients look for). 0, or -EADDRINUSE,
+ * -EEXIST, -ENAMETOOLONG (logged).
+ */
+int hdp_ctl_path_check(const char *path);
 void hdp_ctl_set_fwd(struct hdp_ctl *c, struct hdp_fwd *f);
 
 /*
