@@ -10,6 +10,21 @@
 #include <hdp/compiler.h>
 
 #define BENCH_TRIALS_MAX 31
+#define BENCH_PATH_MAX 4096
+
+/* Where the helper scripts, the shipped profiles and the programs are. */
+struct bench_paths {
+	bool installed;			/* an installed bindir, not the build tree */
+	char scripts[BENCH_PATH_MAX];	/* compare, compare-*, dpdk-pools, topology */
+	char configs[BENCH_PATH_MAX];	/* default.ini, strict.ini, ... */
+	char build[BENCH_PATH_MAX];	/* the build tree, when not installed */
+	char bindir[BENCH_PATH_MAX];	/* the programs, when installed */
+	char driver[BENCH_PATH_MAX];	/* librte_mempool_hdp.so */
+};
+
+int bench_paths_find(struct bench_paths *p);
+/* Tell the helper scripts (their environment) where everything is. */
+void bench_paths_export(const struct bench_paths *p);
 
 struct bench_opts {
 	bool quick;
@@ -18,6 +33,7 @@ struct bench_opts {
 	const char *out_dir;	/* NULL: stdout only */
 	int cpu;		/* pin the measuring thread; -1: leave it */
 	const char *only;	/* micro: these profiles (and off), comma separated */
+	const struct bench_paths *paths;
 	/* compare: passed on to bench/compare */
 	bool profile;
 	const char *placement, *contenders, *seconds;

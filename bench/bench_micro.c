@@ -52,15 +52,16 @@ static int other_section(void *ctx, const char *section, const char *key,
 	return 0;
 }
 
-static int apply(struct hdp_fwd *f, const char *spec)
+static int apply(struct hdp_fwd *f, const char *spec, const char *configs)
 {
 	static struct hdp_harden_config cfg;
-	char path[4096];
+	char path[BENCH_PATH_MAX + 64];
 
 	hdp_harden_config_init(&cfg);
 	hdp_harden_config_declare(&cfg, HDP_FWD_UMEM_POOL);
 	if (spec[0] == '@') {
-		snprintf(path, sizeof(path), "%s/configs/%s", HDP_SOURCE_DIR, spec + 1);
+		if (snprintf(path, sizeof(path), "%s/%s", configs, spec + 1) >= (int)sizeof(path))
+			return -1;
 		if (hdp_harden_config_load_file(&cfg, path, other_section, NULL))
 			return -1;
 	} else if (hdp_harden_config_parse_string(&cfg, spec, "bench")) {
@@ -106,7 +107,7 @@ static int measure(const struct bench_opts *o, const struct bench_profile *p,
 			/* Rotate the order each trial: no profile always goes first. */
 			unsigned i = (k + t) % n;
 
-			if (apply(f, p[i].spec))
+			if (apply(f, p[i].spec, o->paths->configs))
 				return -1;
 			run(f, steps / 10, &s_ns[i][t], &s_cyc[i][t]);	/* warm up */
 			run(f, steps, &s_ns[i][t], &s_cyc[i][t]);

@@ -26,7 +26,7 @@
  */
 static int bench_compare(const struct bench_opts *o, const char *argv0)
 {
-	char trials[16], script[4096], micro_dir[4096];
+	char trials[16], script[BENCH_PATH_MAX + 32], micro_dir[4096];
 	const char *args[20];
 	int n = 0;
 
@@ -41,7 +41,7 @@ static int bench_compare(const struct bench_opts *o, const char *argv0)
 		if (bench_micro(&mo))
 			return 1;
 	}
-	snprintf(script, sizeof(script), "%s/bench/compare", HDP_SOURCE_DIR);
+	snprintf(script, sizeof(script), "%s/compare", o->paths->scripts);
 	snprintf(trials, sizeof(trials), "%u", o->trials);
 	args[n++] = script;
 	if (o->quick)
@@ -69,7 +69,7 @@ static int bench_compare(const struct bench_opts *o, const char *argv0)
 		args[n++] = o->seconds;
 	}
 	args[n++] = NULL;
-	setenv("BUILD_DIR", HDP_BUILD_DIR, 0);
+	bench_paths_export(o->paths);
 	execv(script, (char *const *)args);
 	fprintf(stderr, "hdp-bench: %s: %s\n", script, strerror(errno));
 	return 1;
@@ -77,7 +77,7 @@ static int bench_compare(const struct bench_opts *o, const char *argv0)
 
 int bench_sample_e2e(const struct bench_opts *o)
 {
-	char script[4096], dir[4096];
+	char script[BENCH_PATH_MAX + 32], dir[4096];
 	const char *contenders = o->quick
 		? "hdp-off,hdp-tag-1,hdp-tag-10,hdp-tag-64"
 		: "hdp-off,hdp-tag-1,hdp-tag-2,hdp-tag-4,hdp-tag-8,hdp-tag-10,hdp-tag-16,hdp-tag-32,hdp-tag-64";
@@ -88,12 +88,12 @@ int bench_sample_e2e(const struct bench_opts *o)
 		bench_progress("sample: end to end needs root, dpdk-testpmd and --out: skipped");
 		return 0;
 	}
-	snprintf(script, sizeof(script), "%s/bench/compare", HDP_SOURCE_DIR);
+	snprintf(script, sizeof(script), "%s/compare", o->paths->scripts);
 	snprintf(dir, sizeof(dir), "%s/e2e", o->out_dir);
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		setenv("BUILD_DIR", HDP_BUILD_DIR, 0);
+		bench_paths_export(o->paths);
 		if (o->quick)
 			execl(script, script, "--quick", "--contenders", contenders, "--out", dir,
 			      (char *)NULL);
@@ -117,14 +117,14 @@ int bench_sample_e2e(const struct bench_opts *o)
  */
 static int bench_dpdk(const struct bench_opts *o)
 {
-	char script[4096], trials[16];
+	char script[BENCH_PATH_MAX + 32], trials[16];
 	const char *args[6];
 	int n = 0;
 
-	snprintf(script, sizeof(script), "%s/bench/dpdk-pools", HDP_SOURCE_DIR);
+	snprintf(script, sizeof(script), "%s/dpdk-pools", o->paths->scripts);
 	snprintf(trials, sizeof(trials), "%u", o->trials_given ? o->trials : o->quick ? 3 : 5);
 	args[n++] = script;
-	args[n++] = HDP_BUILD_DIR;
+	args[n++] = o->paths->driver;
 	args[n++] = trials;
 	args[n++] = o->quick ? "2" : "4";
 	args[n++] = o->out_dir;	/* NULL ends the list when there is none */
@@ -178,7 +178,8 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct bench_opts o = { .trials = 0, .cpu = -1 };
+	static struct bench_paths paths;
+	struct bench_opts o = { .trials = 0, .cpu = -1, .paths = &paths };
 	char *end;
 	int opt;
 
@@ -262,6 +263,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (bench_paths_find(&paths))
+		return 2;
 	if (strcmp(argv[optind], "regions") == 0)
 		return bench_regions(&o);
 	if (strcmp(argv[optind], "micro") == 0)

@@ -53,7 +53,7 @@ static struct hdp_xdp_prog *prog_for(struct hdp_fwd *f, const char *ifname)
 	return p;
 }
 
-static int open_port(struct hdp_fwd *f, struct fwd_port *p)
+static int open_port(struct hdp_fwd *f, struct fwd_port *p, bool quiet_busy)
 {
 	struct xsk_socket_config scfg = {
 		.rx_size = f->cfg->ring_size,
@@ -69,8 +69,10 @@ static int open_port(struct hdp_fwd *f, struct fwd_port *p)
 	ret = xsk_socket__create_shared(&p->xsk, p->cfg.ifname, p->cfg.queue, f->umem,
 					&p->rx, &p->tx, &p->fill, &p->comp, &scfg);
 	if (ret) {
-		hdp_log(HDP_LOG_ERR, "port %s:%u: cannot open an AF_XDP socket: %s",
-			p->cfg.ifname, p->cfg.queue, strerror(-ret));
+		p->xsk = NULL;
+		if (ret != -EBUSY || !quiet_busy)
+			hdp_log(HDP_LOG_ERR, "port %s:%u: cannot open an AF_XDP socket: %s",
+				p->cfg.ifname, p->cfg.queue, strerror(-ret));
 		return ret;
 	}
 	p->fd = xsk_socket__fd(p->xsk);
@@ -115,14 +117,95 @@ static int create_pool(struct hdp_fwd *f)
 	return f->held && f->ext ? 0 : -ENOMEM;
 }
 
-struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg)
+static int64_t monotonic_ms(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void close_sockets(struct hdp_fwd *f)
+{
+	for (unsigned i = 0; i < f->nports; i++) {
+		if (f->ports[i].xsk)
+			xsk_socket__delete(f->ports[i].xsk);
+		f->ports[i].xsk = NULL;
+	}
+	if (f->umem)
+		xsk_umem__delete(f->umem);
+	f->umem = NULL;
+}
+
+/* The UMEM over the pool's region, then one socket per port. */
+static int try_open_sockets(struct hdp_fwd *f, bool quiet_busy)
+{
+	struct hdp_fwd_cfg *cfg = f->cfg;
 	struct xsk_umem_config ucfg = {
 		.fill_size = cfg->fill_size,
 		.comp_size = cfg->fill_size,
 		.frame_size = cfg->frame_size,
 		.frame_headroom = 0,
 	};
+	int ret;
+
+	ret = xsk_umem__create(&f->umem, f->lay.base,
+			       (uint64_t)f->lay.obj_stride * f->lay.obj_count,
+			       &f->ports[0].fill, &f->ports[0].comp, &ucfg);
+	if (ret) {
+		hdp_log(HDP_LOG_ERR, "cannot register the UMEM (%u frames of %u bytes): %s",
+			cfg->frames, cfg->frame_size, strerror(-ret));
+		f->umem = NULL;
+		return ret;
+	}
+	for (unsigned i = 0; i < f->nports; i++) {
+		struct fwd_port *p = &f->ports[i];
+
+		p->cfg = cfg->ports[i];
+		ret = open_port(f, p, quiet_busy);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The kernel lets go of a queue some time after the last socket bound to it
+ * closed (the release is deferred to a work item), so a forwarder started
+ * right after another AF_XDP program, or restarted by its service manager,
+ * can find a queue still taken: EBUSY. Wait for it, a bounded time, saying
+ * so once. A failed socket leaves libxdp's UMEM state half set up (its
+ * rings), so every try starts again from a new UMEM.
+ */
+static int open_sockets(struct hdp_fwd *f)
+{
+	int64_t until = monotonic_ms() + HDP_FWD_QUEUE_WAIT_MS;
+	bool said = false;
+	int ret;
+
+	for (;;) {
+		bool last = monotonic_ms() >= until;
+
+		ret = try_open_sockets(f, !last);
+		if (ret != -EBUSY || last)
+			break;
+		close_sockets(f);
+		if (!said) {
+			hdp_log(HDP_LOG_WARN, "a queue is still held by an AF_XDP socket being "
+				"closed (EBUSY): waiting up to %d s for the kernel to release it",
+				HDP_FWD_QUEUE_WAIT_MS / 1000);
+			said = true;
+		}
+		usleep(50 * 1000);
+	}
+	if (ret == -EBUSY)
+		hdp_log(HDP_LOG_ERR, "a queue was still held after %d s: another program has "
+			"an AF_XDP socket on it", HDP_FWD_QUEUE_WAIT_MS / 1000);
+	return ret;
+}
+
+struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg)
+{
 	struct hdp_fwd *f = calloc(1, sizeof(*f));
 	int ret;
 
@@ -142,23 +225,9 @@ struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg)
 	ret = create_pool(f);
 	if (ret)
 		goto err;
-	ret = xsk_umem__create(&f->umem, f->lay.base,
-			       (uint64_t)f->lay.obj_stride * f->lay.obj_count,
-			       &f->ports[0].fill, &f->ports[0].comp, &ucfg);
-	if (ret) {
-		hdp_log(HDP_LOG_ERR, "cannot register the UMEM (%u frames of %u bytes): %s",
-			cfg->frames, cfg->frame_size, strerror(-ret));
-		f->umem = NULL;
+	ret = open_sockets(f);
+	if (ret)
 		goto err;
-	}
-	for (unsigned i = 0; i < f->nports; i++) {
-		struct fwd_port *p = &f->ports[i];
-
-		p->cfg = cfg->ports[i];
-		ret = open_port(f, p);
-		if (ret)
-			goto err;
-	}
 	for (unsigned i = 0; i < f->nports; i++)
 		default_src_mac(&f->ports[i]);
 	if (cfg->busy_poll && fwd_busy_setup(f)) {
@@ -279,11 +348,7 @@ unsigned hdp_fwd_destroy(struct hdp_fwd *f)
 	hdp_fwd_join(f);
 	if (f->pool && f->umem)
 		drain_tx(f);
-	for (unsigned i = 0; i < f->nports; i++)
-		if (f->ports[i].xsk)
-			xsk_socket__delete(f->ports[i].xsk);
-	if (f->umem)
-		xsk_umem__delete(f->umem);
+	close_sockets(f);
 	for (unsigned i = 0; i < f->nprogs; i++)
 		hdp_xdp_prog_close(f->progs[i].prog);
 	fwd_busy_restore(f);

@@ -19,6 +19,8 @@
 #define HDP_FWD_CORES_MAX	16
 #define HDP_FWD_BATCH_MAX	256
 #define HDP_FWD_UMEM_POOL	"umem"
+/* How long setting up waits for a queue another socket is letting go of. */
+#define HDP_FWD_QUEUE_WAIT_MS	5000
 #define HDP_ETH_ZLEN		60	/* shortest Ethernet frame, FCS excluded */
 
 enum hdp_fwd_mode {
