@@ -365,17 +365,47 @@ static int set_port_key(struct hdp_fwd_cfg *cfg, const char *section,
 	return 0;
 }
 
+/* A section opens (its header's line): its name is judged here, once. */
+static int section_opens(struct hdp_fwd_cfg *cfg, const char *section, const char *file,
+			 int line)
+{
+	char ifname[IF_NAMESIZE];
+	uint32_t queue;
+
+	if (strcmp(section, "global") == 0)
+		return 0;
+	if (strncmp(section, "port:", 5) == 0) {
+		if (parse_port(section + 5, ifname, &queue)) {
+			hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: it should read [port:IF] or "
+				"[port:IF:QUEUE] (QUEUE 0 to 63)", file, line, section);
+			return -EINVAL;
+		}
+		/* A port section with no keys still names a port. */
+		if (!add_port(cfg, ifname, queue)) {
+			hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: more than %d ports", file,
+				line, section, HDP_FWD_PORTS_MAX);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	hdp_log(HDP_LOG_ERR, "%s:%d: section [%s] is unknown: use [global], [port:IF] or [pool:NAME]",
+		file, line, section);
+	return -EINVAL;
+}
+
 static int other_section(void *ctx, const char *section, const char *key,
 			 const char *value, const char *file, int line)
 {
 	struct hdp_fwd_cfg *cfg = ctx;
 
+	if (!key)
+		return section_opens(cfg, section, file, line);
 	if (strcmp(section, "global") == 0)
 		return hdp_fwd_cfg_set_global(cfg, key, value, file, line);
 	if (strncmp(section, "port:", 5) == 0)
 		return set_port_key(cfg, section, key, value, file, line);
-	hdp_log(HDP_LOG_ERR, "%s:%d: section [%s] is unknown: use [global], [port:IF] or [pool:NAME]",
-		file, line, section);
+	hdp_log(HDP_LOG_ERR, "%s:%d: key '%s' outside any section: put it under [global], "
+		"[port:IF] or [pool:NAME]", file, line, key);
 	return -EINVAL;
 }
 

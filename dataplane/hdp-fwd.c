@@ -46,6 +46,8 @@ static void usage(FILE *f)
 "\"mbufs\" (docs/DPDK.md); no control socket in that mode.\n"
 "\n"
 "  --config FILE         INI file: [global], [port:IF], [pool:default], [pool:umem]\n"
+"  --check-config FILE   read FILE (and the other options), check everything, print\n"
+"                        the effective configuration and exit: 0, or 2 on errors\n"
 "  --harden SPEC         hardening overrides, e.g. \"tag_sample=10,pool.umem.bounds=off\"\n"
 "                        (keys in docs/HARDENING.md); wins over the file\n"
 "  --ports IF[:Q],IF[:Q]... ports, forwarded in pairs (first<->second, ...)\n"
@@ -99,12 +101,15 @@ static void reserve_hugepages(const struct hdp_fwd_cfg *cfg)
 }
 
 static int eal_argc;
+static bool check_only;		/* --check-config: print what would run, and exit */
+static const char *config_file;
 static char **eal_argv;
 
 static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", required_argument, NULL, 'k' },
 		{ "harden", required_argument, NULL, 'H' },
 		{ "ports", required_argument, NULL, 'p' },
 		{ "mode", required_argument, NULL, 'm' },
@@ -135,16 +140,32 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 	}
 	/* The file first, whatever the order on the line: options win over it. */
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-			config = argv[i + 1];
+		const char *file = NULL;
+
+		if ((strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--check-config") == 0) &&
+		    i + 1 < argc)
+			file = argv[i + 1];
 		else if (strncmp(argv[i], "--config=", 9) == 0)
-			config = argv[i] + 9;
+			file = argv[i] + 9;
+		else if (strncmp(argv[i], "--check-config=", 15) == 0)
+			file = argv[i] + 15;
+		if (file && config && strcmp(file, config)) {
+			fprintf(stderr, "hdp-fwd: two configuration files ('%s', '%s'): give one\n",
+				config, file);
+			return 2;
+		}
+		if (file)
+			config = file;
 	}
+	config_file = config;
 	if (config && hdp_fwd_cfg_load(cfg, config))
 		return 2;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
+			break;
+		case 'k':
+			check_only = true;
 			break;
 		case 'H':
 			harden = optarg;
@@ -258,6 +279,10 @@ int main(int argc, char **argv)
 	ret = parse_args(argc, argv, &cfg);
 	if (ret)
 		return ret;
+	if (check_only) {
+		hdp_fwd_cfg_show(&cfg, config_file, stdout);
+		return fflush(stdout) ? 1 : 0;
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

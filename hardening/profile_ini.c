@@ -23,9 +23,57 @@ struct ini_ctx {
 	FILE *f;
 	int line;
 	int errors;
+	bool bad_section;	/* refused at its header: its keys are skipped */
 	hdp_ini_section_fn_t other;
 	void *other_ctx;
 };
+
+/*
+ * A section opens: judge its name here, where the header's line is known,
+ * rather than at each key (and not at all when it has none). libinih takes
+ * the name as everything between '[' and the first ']'.
+ */
+static void section_opens(struct ini_ctx *c, const char *section)
+{
+	int ret = 0;
+
+	if (strncmp(section, "pool:", 5) == 0) {
+		if (strcmp(section + 5, "default") &&
+		    hdp_harden_config_declare(c->cfg, section + 5)) {
+			hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: '%s' is not a valid pool name",
+				c->path, c->line, section, section + 5);
+			ret = -EINVAL;
+		}
+	} else if (c->other) {
+		ret = c->other(c->other_ctx, section, NULL, NULL, c->path, c->line);
+	} else {
+		hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: only [pool:default] and [pool:NAME] sections are known here",
+			c->path, c->line, section);
+		ret = -EINVAL;
+	}
+	c->bad_section = ret != 0;
+	c->errors += ret != 0;
+}
+
+static void section_header(struct ini_ctx *c, const char *line)
+{
+	char name[200];
+	const char *end;
+	size_t n;
+
+	line += strspn(line, " \t");
+	if (*line != '[')
+		return;
+	end = strchr(line + 1, ']');
+	if (!end)
+		return;	/* libinih calls it a syntax error */
+	n = (size_t)(end - line - 1);
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	memcpy(name, line + 1, n);
+	name[n] = '\0';
+	section_opens(c, name);
+}
 
 /*
  * Lines reach libinih through here, one at a time, so that each keeps its
@@ -62,6 +110,8 @@ static char *counting_reader(char *str, int num, void *stream)
 				c->line, num - 2);
 		c->errors++;
 		snprintf(str, (size_t)num, ";\n");
+	} else {
+		section_header(c, str);
 	}
 	return str;
 }
@@ -73,24 +123,17 @@ static int on_key(void *user, const char *section, const char *key,
 	const char *pool;
 	int ret;
 
+	if (c->bad_section)
+		return 1;	/* said once, at its header */
 	if (strncmp(section, "pool:", 5) == 0) {
-		pool = section + 5;
-		if (strcmp(pool, "default") == 0) {
-			pool = NULL;
-		} else if (hdp_harden_config_declare(c->cfg, pool)) {
-			hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: '%s' is not a valid pool name",
-				c->path, c->line, section, pool);
-			c->errors++;
-			return 1;
-		}
+		pool = strcmp(section + 5, "default") ? section + 5 : NULL;
 		ret = hdp_harden_config_set(c->cfg, false, pool, key, value, c->path,
 					    c->line);
 	} else if (c->other) {
 		ret = c->other(c->other_ctx, section, key, value, c->path, c->line);
 	} else {
-		hdp_log(HDP_LOG_ERR, "%s:%d: key '%s' in %s%s%s: only [pool:default] and [pool:NAME] sections are known here",
-			c->path, c->line, key, *section ? "[" : "no section",
-			section, *section ? "]" : "");
+		hdp_log(HDP_LOG_ERR, "%s:%d: key '%s' in no section: only [pool:default] and [pool:NAME] sections are known here",
+			c->path, c->line, key);
 		ret = -EINVAL;
 	}
 	c->errors += ret != 0;

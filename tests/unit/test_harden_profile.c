@@ -326,7 +326,9 @@ Test(harden_profile, ini_syntax_and_section_errors)
 	clear_logs();
 	cr_assert_eq(hdp_harden_config_load_file(cfg, DATA "bad_section.ini", NULL, NULL),
 		     -EINVAL);
-	cr_assert(log_contains("bad_section.ini:4: key 'queue' in [port:eth0]"), "%s",
+	cr_assert(log_contains("bad_section.ini:3: section [port:eth0]: only [pool:default] and "
+			       "[pool:NAME] sections are known here"), "%s", captured_logs());
+	cr_assert(!log_contains("'queue'"), "a refused section's keys are not reported again: %s",
 		  captured_logs());
 	cr_assert(log_contains("bad_section.ini:6: pool 'rx', key 'init_exclude'"), "%s",
 		  captured_logs());
@@ -337,27 +339,38 @@ Test(harden_profile, ini_syntax_and_section_errors)
 		  captured_logs());
 }
 
+struct port_events {
+	int headers, keys, header_line;
+};
+
 static int count_port_keys(void *ctx, const char *section, const char *key,
 			   const char *value, const char *file, int line)
 {
-	(void)key;
+	struct port_events *ev = ctx;
+
 	(void)value;
 	(void)file;
-	(void)line;
 	if (strcmp(section, "port:eth0"))
 		return -EINVAL;
-	(*(int *)ctx)++;
+	if (!key) {
+		ev->headers++;
+		ev->header_line = line;
+	} else {
+		ev->keys++;
+	}
 	return 0;
 }
 
 Test(harden_profile, other_sections_go_to_their_owner)
 {
-	int port_keys = 0;
+	struct port_events ev = { 0 };
 	int ret = hdp_harden_config_load_file(cfg, DATA "bad_section.ini",
-					      count_port_keys, &port_keys);
+					      count_port_keys, &ev);
 
 	if (ret == -EOPNOTSUPP)
 		cr_skip_test("built without libinih");
-	cr_assert_eq(port_keys, 1);
+	cr_assert_eq(ev.headers, 1, "the owner hears the section open once");
+	cr_assert_eq(ev.header_line, 3, "with the header's line");
+	cr_assert_eq(ev.keys, 1);
 	cr_assert_eq(ret, -EINVAL, "init_exclude in [pool:rx] is still an error");
 }

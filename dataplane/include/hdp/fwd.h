@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <hdp/pool.h>
 #include <hdp/profile.h>
@@ -97,6 +98,14 @@ const char *hdp_fwd_mode_name(enum hdp_fwd_mode mode);
  * peers, l2 MACs, ring and frame sizes, the hardening profile. 0 or -EINVAL.
  */
 int hdp_fwd_cfg_check(struct hdp_fwd_cfg *cfg);
+
+/*
+ * Print a checked configuration as an INI file that reads back as the same
+ * configuration: [global], every port with its peer and the worker that
+ * receives it, every pool's profile after defaults, file and overrides.
+ * @file names the file it came from in the heading, or NULL.
+ */
+void hdp_fwd_cfg_show(const struct hdp_fwd_cfg *cfg, const char *file, FILE *out);
 
 /* Per port (and queue) counters; each written by one worker. */
 struct hdp_port_stats {

@@ -146,8 +146,12 @@ int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
  * Read an INI file into the file layer: [pool:default] and [pool:NAME]
  * sections with the keys above; other sections ([global], [port:IF]) are
  * left to their owners through @other, which may be NULL (then they are
- * errors). Errors name the file, line, key and value. 0, -EINVAL, -ENOENT
- * (or another errno from opening), or -EOPNOTSUPP without libinih.
+ * errors). @other is called once with @key and @value NULL when one of its
+ * sections opens, @line being the header's (errors about the section
+ * itself name that line; an empty section is still seen), then once per
+ * key. Keys of a section refused at its header are not handed on. Errors
+ * name the file, line, key and value. 0, -EINVAL, -ENOENT (or another
+ * errno from opening), or -EOPNOTSUPP without libinih.
  */
 typedef int (*hdp_ini_section_fn_t)(void *ctx, const char *section,
 				    const char *key, const char *value,
