@@ -36,6 +36,14 @@ static void on_signal(int sig)
 		hdp_fwd_stop(running);
 }
 
+static volatile sig_atomic_t reload_requested;
+
+static void on_sighup(int sig)
+{
+	(void)sig;
+	reload_requested = 1;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -70,6 +78,9 @@ static void usage(FILE *f)
 "[global] keys: mode, ports, cores, duration, stats_interval, ctl_socket,\n"
 "busy_poll, busy_budget, frames, frame_size (2048|4096), batch, ring_size,\n"
 "fill_size, huge_dir, user. [port:IF] keys: peer, src_mac, dst_mac.\n"
+"SIGHUP re-reads the --config file with the same options: pool profiles and\n"
+"stats_interval change at once; a file with errors, or changes that need a\n"
+"restart, are refused with a message and change nothing.\n"
 "Exit status: 0 clean stop, 1 runtime failure, 2 bad options or configuration.\n",
 		HDP_CTL_DEFAULT_PATH);
 }
@@ -258,6 +269,54 @@ static void status_line(struct hdp_fwd *f, double t, double dt, uint64_t *last_r
 	*last_tx = tx;
 }
 
+static void cfg_start(struct hdp_fwd_cfg *cfg)
+{
+	hdp_fwd_cfg_defaults(cfg);
+#if HDP_HAVE_DPDK
+	hdp_harden_config_declare(&cfg->harden, HDP_FWD_DPDK_POOL);
+#endif
+	snprintf(cfg->ctl_path, sizeof(cfg->ctl_path), "%s", HDP_CTL_DEFAULT_PATH);
+}
+
+/*
+ * SIGHUP: the file again, with the same command line on top (its options
+ * still win), checked whole before anything changes. Messages go to
+ * stderr, which is the journal under systemd.
+ */
+static void reload(struct hdp_fwd *f, struct hdp_fwd_cfg *cfg, int argc, char **argv)
+{
+	static struct hdp_fwd_cfg next;
+	const char *key;
+	struct hdp_pool_stats st;
+
+	if (!config_file) {
+		fprintf(stderr, "hdp-fwd: SIGHUP: no configuration file to read again (started "
+			"without --config): nothing changed\n");
+		return;
+	}
+	cfg_start(&next);
+	optind = 0;	/* getopt from the start, state and all */
+	if (parse_args(argc, argv, &next)) {
+		fprintf(stderr, "hdp-fwd: SIGHUP: %s refused (errors above): nothing changed\n",
+			config_file);
+		return;
+	}
+	key = hdp_fwd_cfg_restart_key(cfg, &next);
+	if (key) {
+		fprintf(stderr, "hdp-fwd: SIGHUP: %s changes %s, which needs a restart: "
+			"nothing changed\n", config_file, key);
+		return;
+	}
+	if (hdp_fwd_reconfigure(f, cfg, &next)) {
+		fprintf(stderr, "hdp-fwd: SIGHUP: %s could not be applied (above): nothing "
+			"changed\n", config_file);
+		return;
+	}
+	hdp_pool_stats_get(hdp_fwd_pool(f), &st);
+	fprintf(stderr, "hdp-fwd: SIGHUP: %s read again; pool %s: %s\n", config_file,
+		HDP_FWD_UMEM_POOL, st.harden.profile);
+}
+
 int main(int argc, char **argv)
 {
 	static struct hdp_fwd_cfg cfg;
@@ -271,11 +330,7 @@ int main(int argc, char **argv)
 	unsigned lost;
 	int ret, status = 0;
 
-	hdp_fwd_cfg_defaults(&cfg);
-#if HDP_HAVE_DPDK
-	hdp_harden_config_declare(&cfg.harden, HDP_FWD_DPDK_POOL);
-#endif
-	snprintf(cfg.ctl_path, sizeof(cfg.ctl_path), "%s", HDP_CTL_DEFAULT_PATH);
+	cfg_start(&cfg);
 	ret = parse_args(argc, argv, &cfg);
 	if (ret)
 		return ret;
@@ -286,6 +341,8 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_sighup;
+	sigaction(SIGHUP, &sa, NULL);	/* during set-up too: acted on once running */
 	signal(SIGPIPE, SIG_IGN);
 	if (eal_argc) {
 #if HDP_HAVE_DPDK
@@ -361,6 +418,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "hdp-fwd: --busy-poll: %s\n", why);
 			status = 2;
 			break;
+		}
+		if (reload_requested) {
+			unsigned was = cfg.stats_interval;
+
+			reload_requested = 0;
+			reload(f, &cfg, argc, argv);
+			if (cfg.stats_interval != was)
+				next_stats = t + cfg.stats_interval;
 		}
 		if (cfg.stats_interval && t >= next_stats) {
 			status_line(f, t - start, t - last_stats, &last_rx, &last_tx);

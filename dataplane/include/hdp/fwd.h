@@ -107,6 +107,24 @@ int hdp_fwd_cfg_check(struct hdp_fwd_cfg *cfg);
  */
 void hdp_fwd_cfg_show(const struct hdp_fwd_cfg *cfg, const char *file, FILE *out);
 
+/*
+ * A configuration read again while running (SIGHUP): the first setting in
+ * which @next differs from @running that only a restart can change (its
+ * key, for the message), or NULL.
+ */
+const char *hdp_fwd_cfg_restart_key(const struct hdp_fwd_cfg *running,
+				    const struct hdp_fwd_cfg *next);
+
+struct hdp_fwd;
+
+/*
+ * Apply what may change at run time from @next: every pool's profile
+ * (between bursts, as hdp-ctl set does) and stats_interval, copied into
+ * @running. 0, or a negative errno with nothing changed in @running.
+ */
+int hdp_fwd_reconfigure(struct hdp_fwd *f, struct hdp_fwd_cfg *running,
+			const struct hdp_fwd_cfg *next);
+
 /* Per port (and queue) counters; each written by one worker. */
 struct hdp_port_stats {
 	_Atomic uint64_t rx_packets;
