@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The control socket's requests and their answers: "stats", "pools"
- * (each optionally "json"), "set POOL KEY VALUE", "help". Words are
+ * (each optionally "json"), "stats prometheus", "set POOL KEY VALUE", "help". Words are
  * separated by exactly one space; anything else is refused, so that what
  * is answered is exactly what was asked.
  */
@@ -102,6 +102,10 @@ static int answer(struct hdp_fwd *f, const char *request, struct hdp_strbuf *o)
 		hdp_strbuf_printf(o, "\n");
 		return 0;
 	}
+	if (n == 2 && strcmp(w[0], "stats") == 0 && strcmp(w[1], "prometheus") == 0) {
+		o->used = (size_t)hdp_fwd_stats_prometheus(f, o->buf, o->len);
+		return 0;
+	}
 	if (n == 1 && strcmp(w[0], "pools") == 0) {
 		hdp_pool_foreach(pools_text, o);
 		return 0;
@@ -115,7 +119,7 @@ static int answer(struct hdp_fwd *f, const char *request, struct hdp_strbuf *o)
 	if (n == 4 && strcmp(w[0], "set") == 0)
 		return set_key(w[1], w[2], w[3], o);
 	if (n == 1 && strcmp(w[0], "help") == 0) {
-		hdp_strbuf_printf(o, "stats | stats json | pools | pools json | set POOL KEY VALUE\n");
+		hdp_strbuf_printf(o, "stats | stats json | stats prometheus | pools | pools json | set POOL KEY VALUE\n");
 		return 0;
 	}
 	hdp_strbuf_printf(o, "error: unknown request '%.64s' (try: help)\n", request);

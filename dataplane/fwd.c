@@ -77,6 +77,7 @@ static int open_port(struct hdp_fwd *f, struct fwd_port *p, bool quiet_busy)
 	}
 	p->fd = xsk_socket__fd(p->xsk);
 	p->zerocopy = socket_is_zerocopy(p->fd);
+	p->xdp_mode = hdp_xdp_attach_mode(p->cfg.ifname);
 	map = hdp_xdp_prog_map_fd(prog, "xsks_map");
 	ret = map < 0 ? map : xsk_socket__update_xskmap(p->xsk, map);
 	if (ret) {

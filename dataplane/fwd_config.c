@@ -171,6 +171,12 @@ int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
 		strcpy(cfg->huge_dir, value);
 	} else if (strcmp(key, "user") == 0) {
 		return set_user(cfg, value, source, line);
+	} else if (strcmp(key, "metrics_file") == 0) {
+		if (strlen(value) >= sizeof(cfg->metrics_path))
+			return bad(source, line, "global", key, value, "path too long");
+		if (value[0] && value[0] != '/')
+			return bad(source, line, "global", key, value, "expected an absolute path");
+		strcpy(cfg->metrics_path, value);
 	} else {
 		snprintf(why, sizeof(why), "unknown key (see hdp-fwd --help)");
 		return bad(source, line, "global", key, value, why);

@@ -42,6 +42,8 @@ static void show_global(const struct hdp_fwd_cfg *c, FILE *out)
 		fprintf(out, "huge_dir = %s\n", c->huge_dir);
 	if (c->user[0])
 		fprintf(out, "user = %s\n", c->user);
+	if (c->metrics_path[0])
+		fprintf(out, "metrics_file = %s\n", c->metrics_path);
 }
 
 static void show_ports(const struct hdp_fwd_cfg *c, FILE *out)

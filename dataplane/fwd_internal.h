@@ -33,6 +33,7 @@ struct fwd_port {
 	struct xsk_ring_cons comp;
 	uint32_t tx_outstanding;	/* sent, not yet completed */
 	bool zerocopy;			/* the NIC writes frames: anywhere in them */
+	const char *xdp_mode;		/* hdp_xdp_attach_mode(), once set up */
 	int busy_error;			/* busy polling refused on the socket */
 	uint32_t fill_target;		/* frames this port's fill ring may hold */
 	struct hdp_port_stats stats HDP_CACHE_ALIGNED;

@@ -53,6 +53,8 @@ const char *hdp_fwd_cfg_restart_key(const struct hdp_fwd_cfg *a, const struct hd
 		return "huge_dir";
 	if (strcmp(a->user, b->user))
 		return "user";
+	if (strcmp(a->metrics_path, b->metrics_path))
+		return "metrics_file";
 	return NULL;
 }
 

@@ -56,6 +56,12 @@ static uint64_t drops_of(const struct hdp_port_stats *s)
 	       R(s->drop_copy);
 }
 
+void hdp_fwd_port_mode(struct hdp_fwd *f, unsigned i, const char **xdp_mode, bool *zero_copy)
+{
+	*xdp_mode = f->ports[i].xdp_mode ? f->ports[i].xdp_mode : "none";
+	*zero_copy = f->ports[i].zerocopy;
+}
+
 void hdp_fwd_totals(struct hdp_fwd *f, uint64_t *rx, uint64_t *tx, uint64_t *drops)
 {
 	*rx = *tx = *drops = 0;
@@ -124,8 +130,11 @@ int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 		hdp_strbuf_json_string(&o, f->ports[i].cfg.ifname);
 		hdp_strbuf_printf(&o, ",\"queue\":%u,\"peer\":", f->ports[i].cfg.queue);
 		hdp_strbuf_json_string(&o, f->ports[f->ports[i].cfg.peer].cfg.ifname);
-		hdp_strbuf_printf(&o, ",\"busy_poll\":%s,\"napi_id\":%u",
-		    f->cfg->busy_poll ? "true" : "false", fwd_port_napi_id(&f->ports[i]));
+		hdp_strbuf_printf(&o, ",\"busy_poll\":%s,\"napi_id\":%u,\"xdp_mode\":\"%s\","
+		    "\"zero_copy\":%s", f->cfg->busy_poll ? "true" : "false",
+		    fwd_port_napi_id(&f->ports[i]),
+		    f->ports[i].xdp_mode ? f->ports[i].xdp_mode : "none",
+		    f->ports[i].zerocopy ? "true" : "false");
 		hdp_strbuf_printf(&o, ",\"rx_packets\":%llu,\"rx_bytes\":%llu,\"tx_packets\":%llu,"
 			"\"tx_bytes\":%llu,\"drops\":{\"invalid_desc\":%llu,\"runt\":%llu,"
 			"\"tx_full\":%llu,\"copy\":%llu},\"fill_empty\":%llu,"

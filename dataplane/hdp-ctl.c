@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * hdp-ctl: talk to a running hdp-fwd.
- *   hdp-ctl [--socket PATH] stats [--json] | pools [--json] | set POOL KEY VALUE
+ *   hdp-ctl [--socket PATH] stats [--json | --format text|json|prometheus]
+ *           | pools [--json] | set POOL KEY VALUE
  * Exit status: 0 ok, 1 the forwarder said no or cannot be reached, 2 usage.
  */
 #include <hdp/ctl.h>
@@ -19,6 +20,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: hdp-ctl [--socket PATH] COMMAND\n"
 		"  stats [--json]        ports, queues and pools\n"
+		"  stats --format F      F: text, json or prometheus (the text exposition\n"
+		"                        format, for scrapers and node_exporter)\n"
 		"  pools [--json]        pools and their hardening\n"
 		"  set POOL KEY VALUE    change one hardening key at run time,\n"
 		"                        e.g. set umem tag off\n"
@@ -44,6 +47,17 @@ int main(int argc, char **argv)
 	if ((strcmp(argv[i], "stats") == 0 || strcmp(argv[i], "pools") == 0) &&
 	    (argc == i + 1 || (argc == i + 2 && strcmp(argv[i + 1], "--json") == 0))) {
 		snprintf(req, sizeof(req), "%s%s\n", argv[i], argc == i + 2 ? " json" : "");
+	} else if (strcmp(argv[i], "stats") == 0 && argc == i + 3 &&
+		   strcmp(argv[i + 1], "--format") == 0) {
+		const char *fmt = argv[i + 2];
+
+		if (strcmp(fmt, "text") && strcmp(fmt, "json") && strcmp(fmt, "prometheus")) {
+			fprintf(stderr, "hdp-ctl: --format '%s': expected text, json or prometheus\n",
+				fmt);
+			return 2;
+		}
+		snprintf(req, sizeof(req), "stats%s%s\n", strcmp(fmt, "text") ? " " : "",
+			 strcmp(fmt, "text") ? fmt : "");
 	} else if (strcmp(argv[i], "set") == 0 && argc == i + 4) {
 		if ((size_t)snprintf(req, sizeof(req), "set %s %s %s\n", argv[i + 1],
 				     argv[i + 2], argv[i + 3]) >= sizeof(req)) {

@@ -71,13 +71,16 @@ static void usage(FILE *f)
 "                        NAPI off while it runs; exits with status 2 where the\n"
 "                        kernel gives the sockets no NAPI to poll (veth)\n"
 "  --frames N            UMEM frames (default 8192)\n"
+"  --metrics-file PATH   write the stats in Prometheus' text format to PATH\n"
+"                        (atomically) every stats interval, or every second with\n"
+"                        none: for node_exporter's textfile collector\n"
 "  --user NAME|UID       once set up, run as this user (its control socket too)\n"
 "  --keep-capabilities   do not drop every capability once set up (debugging)\n"
 "  --help, --version\n"
 "\n"
 "[global] keys: mode, ports, cores, duration, stats_interval, ctl_socket,\n"
 "busy_poll, busy_budget, frames, frame_size (2048|4096), batch, ring_size,\n"
-"fill_size, huge_dir, user. [port:IF] keys: peer, src_mac, dst_mac.\n"
+"fill_size, huge_dir, user, metrics_file. [port:IF] keys: peer, src_mac, dst_mac.\n"
 "SIGHUP re-reads the --config file with the same options: pool profiles and\n"
 "stats_interval change at once; a file with errors, or changes that need a\n"
 "restart, are refused with a message and change nothing.\n"
@@ -130,6 +133,7 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 		{ "ctl", required_argument, NULL, 'x' },
 		{ "busy-poll", no_argument, NULL, 'b' },
 		{ "frames", required_argument, NULL, 'f' },
+		{ "metrics-file", required_argument, NULL, 'M' },
 		{ "keep-capabilities", no_argument, NULL, 'K' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
@@ -214,6 +218,10 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 		case 'f':
 			ret |= hdp_fwd_cfg_set_global(cfg, "frames", optarg, "--frames", 0);
 			break;
+		case 'M':
+			ret |= hdp_fwd_cfg_set_global(cfg, "metrics_file", optarg,
+						      "--metrics-file", 0);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -267,6 +275,19 @@ static void status_line(struct hdp_fwd *f, double t, double dt, uint64_t *last_r
 	fflush(stdout);
 	*last_rx = rx;
 	*last_tx = tx;
+}
+
+/* Said when writing starts failing and when it works again, not every time. */
+static void metrics(struct hdp_fwd *f, const char *path, bool *failing)
+{
+	int ret = hdp_fwd_metrics_write(f, path);
+
+	if (ret && !*failing)
+		fprintf(stderr, "hdp-fwd: metrics file %s: %s (said once until it works again)\n",
+			path, strerror(-ret));
+	else if (!ret && *failing)
+		fprintf(stderr, "hdp-fwd: metrics file %s: written again\n", path);
+	*failing = ret != 0;
 }
 
 static void cfg_start(struct hdp_fwd_cfg *cfg)
@@ -324,7 +345,8 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct hdp_ctl *ctl = NULL;
 	struct hdp_fwd *f;
-	double start, next_stats, last_stats;
+	double start, next_stats, last_stats, next_metrics = 0;
+	bool metrics_failing = false;
 	uint64_t last_rx = 0, last_tx = 0;
 	char why[256];
 	unsigned lost;
@@ -381,6 +403,13 @@ int main(int argc, char **argv)
 		hdp_fwd_destroy(f);
 		return 1;
 	}
+	/* As the user it runs as: a file it cannot write is said at once. */
+	if (cfg.metrics_path[0] && (ret = hdp_fwd_metrics_write(f, cfg.metrics_path))) {
+		fprintf(stderr, "hdp-fwd: metrics file %s: %s\n", cfg.metrics_path, strerror(-ret));
+		hdp_ctl_close(ctl);
+		hdp_fwd_destroy(f);
+		return 1;
+	}
 	if (stop_requested) {
 		printf("hdp-fwd: stopped during set-up\n");
 		hdp_ctl_close(ctl);
@@ -394,9 +423,16 @@ int main(int argc, char **argv)
 	printf("hdp-fwd %s: mode %s, %u ports, %u frames of %u bytes%s%s\n", HDP_VERSION,
 	       hdp_fwd_mode_name(cfg.mode), cfg.nports, cfg.frames, cfg.frame_size,
 	       ctl ? ", control socket " : "", ctl ? cfg.ctl_path : "");
-	for (unsigned i = 0; i < cfg.nports; i++)
-		printf("  %s:%u -> %s:%u\n", cfg.ports[i].ifname, cfg.ports[i].queue,
-		       cfg.ports[cfg.ports[i].peer].ifname, cfg.ports[cfg.ports[i].peer].queue);
+	for (unsigned i = 0; i < cfg.nports; i++) {
+		const char *xdp_mode;
+		bool zero_copy;
+
+		hdp_fwd_port_mode(f, i, &xdp_mode, &zero_copy);
+		printf("  %s:%u -> %s:%u (XDP %s, %s%s)\n", cfg.ports[i].ifname,
+		       cfg.ports[i].queue, cfg.ports[cfg.ports[i].peer].ifname,
+		       cfg.ports[cfg.ports[i].peer].queue, xdp_mode,
+		       zero_copy ? "zero copy" : "copy mode", cfg.busy_poll ? ", busy polling" : "");
+	}
 	if (cfg.user[0])
 		printf("  running as user %s (uid %u), no capabilities\n", cfg.user, cfg.uid);
 	fflush(stdout);
@@ -432,12 +468,19 @@ int main(int argc, char **argv)
 			last_stats = t;
 			next_stats += cfg.stats_interval;
 		}
+		if (cfg.metrics_path[0] && t >= next_metrics) {
+			metrics(f, cfg.metrics_path, &metrics_failing);
+			next_metrics = t + (cfg.stats_interval ? cfg.stats_interval : 1);
+		}
 	}
 	hdp_fwd_stop(f);
 	hdp_fwd_join(f);
 	hdp_fwd_stats_text(f, summary, sizeof(summary));
 	printf("--- summary after %.1f s\n%s", now_s() - start, summary);
 	hdp_ctl_close(ctl);
+	/* Stopped: its figures go with it, rather than stay as if current. */
+	if (cfg.metrics_path[0])
+		unlink(cfg.metrics_path);
 	running = NULL;
 	lost = hdp_fwd_destroy(f);
 	if (lost) {

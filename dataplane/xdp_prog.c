@@ -4,6 +4,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/if_link.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stdarg.h>
@@ -105,4 +106,25 @@ void hdp_xdp_prog_close(struct hdp_xdp_prog *p)
 	bpf_link__destroy(p->link);
 	bpf_object__close(p->obj);
 	free(p);
+}
+
+const char *hdp_xdp_attach_mode(const char *ifname)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int ifindex = (int)if_nametoindex(ifname);
+
+	if (!ifindex || bpf_xdp_query(ifindex, 0, &q))
+		return "none";
+	switch (q.attach_mode) {
+	case XDP_ATTACHED_DRV:
+		return "native";
+	case XDP_ATTACHED_SKB:
+		return "generic";
+	case XDP_ATTACHED_HW:
+		return "offload";
+	case XDP_ATTACHED_MULTI:
+		return "multi";
+	default:
+		return "none";
+	}
 }

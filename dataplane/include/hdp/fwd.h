@@ -22,6 +22,7 @@
 #define HDP_FWD_UMEM_POOL	"umem"
 /* How long setting up waits for a queue another socket is letting go of. */
 #define HDP_FWD_QUEUE_WAIT_MS	5000
+#define HDP_FWD_METRICS_PATH_MAX 256
 #define HDP_ETH_ZLEN		60	/* shortest Ethernet frame, FCS excluded */
 
 enum hdp_fwd_mode {
@@ -59,6 +60,7 @@ struct hdp_fwd_cfg {
 	char ctl_path[108];		/* control socket; "": none */
 	char huge_dir[256];		/* hugetlbfs mount for the UMEM, or "" */
 	char user[64];			/* run as this user once set up, or "" */
+	char metrics_path[HDP_FWD_METRICS_PATH_MAX];	/* Prometheus text file, or "" */
 	uint32_t uid, gid;		/* of user, resolved when it is set */
 	struct hdp_harden_config harden;
 };
@@ -200,12 +202,24 @@ int hdp_fwd_port_kstats(struct hdp_fwd *f, unsigned i, struct hdp_xsk_kstats *ou
  */
 int hdp_fwd_busy_check(struct hdp_fwd *f, char *why, size_t len);
 
+/* How port @i runs: its XDP attach mode (hdp_xdp_attach_mode()), zero copy. */
+void hdp_fwd_port_mode(struct hdp_fwd *f, unsigned i, const char **xdp_mode, bool *zero_copy);
+
 /* Totals over all ports, for the one-line status. */
 void hdp_fwd_totals(struct hdp_fwd *f, uint64_t *rx, uint64_t *tx, uint64_t *drops);
 
 /* Stats as text or JSON (ports, kernel counters, pools). As snprintf. */
 int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len);
 int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len);
+/* Stats in Prometheus' text format (docs/OPERATIONS.md lists them). */
+int hdp_fwd_stats_prometheus(struct hdp_fwd *f, char *buf, size_t len);
+
+/*
+ * Write the Prometheus stats to @path atomically (a temporary file in the
+ * same directory, then rename), for node_exporter's textfile collector.
+ * 0 or a negative errno.
+ */
+int hdp_fwd_metrics_write(struct hdp_fwd *f, const char *path);
 
 /*
  * The per-packet pieces, exposed for tests.

@@ -38,4 +38,11 @@ int hdp_xdp_prog_map_fd(struct hdp_xdp_prog *p, const char *map);
 /* Detach (destroy the link) and unload. NULL is fine. */
 void hdp_xdp_prog_close(struct hdp_xdp_prog *p);
 
+/*
+ * How the kernel runs the XDP program attached to @ifname: "native" (in
+ * the driver), "generic" (on skbs, after the driver), "offload", "multi",
+ * or "none".
+ */
+const char *hdp_xdp_attach_mode(const char *ifname);
+
 #endif /* HDP_XDP_PROG_H */

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The forwarder's counters in Prometheus' text exposition format (0.0.4):
+ * one family at a time (HELP, TYPE, then every sample of it), counters
+ * named *_total, units in names, label values escaped. Every violation
+ * kind is given, zero or not, so that rate() and alerts see a series from
+ * the start.
+ */
+#include "fwd_internal.h"
+
+#include <hdp/harden.h>
+#include <hdp/strbuf.h>
+
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#define R(c) atomic_load_explicit(&(c), memory_order_relaxed)
+#define U(x) ((unsigned long long)(x))
+#define POOLS_MAX 16
+
+/* A label value: '\\', '"' and newlines escaped, as the format asks. */
+static void label(struct hdp_strbuf *o, const char *name, const char *value)
+{
+	hdp_strbuf_printf(o, "%s=\"", name);
+	for (const char *c = value; *c; c++) {
+		if (*c == '\\' || *c == '"')
+			hdp_strbuf_printf(o, "\\%c", *c);
+		else if (*c == '\n')
+			hdp_strbuf_printf(o, "\\n");
+		else
+			hdp_strbuf_printf(o, "%c", *c);
+	}
+	hdp_strbuf_printf(o, "\"");
+}
+
+static void family(struct hdp_strbuf *o, const char *name, const char *type,
+		   const char *help)
+{
+	hdp_strbuf_printf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void port_labels(struct hdp_strbuf *o, const struct fwd_port *p)
+{
+	label(o, "port", p->cfg.ifname);
+	hdp_strbuf_printf(o, ",queue=\"%u\"", p->cfg.queue);
+}
+
+/* One sample per port, of a counter read by @get. */
+static void per_port(struct hdp_strbuf *o, struct hdp_fwd *f, const char *name,
+		     const char *help, uint64_t (*get)(const struct fwd_port *))
+{
+	family(o, name, "counter", help);
+	for (unsigned i = 0; i < f->nports; i++) {
+		hdp_strbuf_printf(o, "%s{", name);
+		port_labels(o, &f->ports[i]);
+		hdp_strbuf_printf(o, "} %llu\n", U(get(&f->ports[i])));
+	}
+}
+
+static uint64_t rx_packets(const struct fwd_port *p) { return R(p->stats.rx_packets); }
+static uint64_t rx_bytes(const struct fwd_port *p) { return R(p->stats.rx_bytes); }
+static uint64_t tx_packets(const struct fwd_port *p) { return R(p->stats.tx_packets); }
+static uint64_t tx_bytes(const struct fwd_port *p) { return R(p->stats.tx_bytes); }
+static uint64_t fill_empty(const struct fwd_port *p) { return R(p->stats.fill_empty); }
+static uint64_t wakeups(const struct fwd_port *p) { return R(p->stats.wakeups); }
+
+static void ports(struct hdp_strbuf *o, struct hdp_fwd *f)
+{
+	static const char *const causes[] = { "invalid_desc", "runt", "tx_full", "copy" };
+	static const char *const kcauses[] = { "rx_dropped", "rx_ring_full", "rx_invalid_desc",
+					       "tx_invalid_desc" };
+	struct hdp_xsk_kstats k[HDP_FWD_PORTS_MAX];
+
+	family(o, "hdp_port_info", "gauge",
+	       "A port (interface and queue) and how it runs: 1 per port.");
+	for (unsigned i = 0; i < f->nports; i++) {
+		const struct fwd_port *p = &f->ports[i];
+
+		hdp_strbuf_printf(o, "hdp_port_info{");
+		port_labels(o, p);
+		hdp_strbuf_printf(o, ",");
+		label(o, "peer", f->ports[p->cfg.peer].cfg.ifname);
+		hdp_strbuf_printf(o, ",xdp_mode=\"%s\",zero_copy=\"%s\",busy_poll=\"%s\"} 1\n",
+				  p->xdp_mode ? p->xdp_mode : "none",
+				  p->zerocopy ? "on" : "off", f->cfg->busy_poll ? "on" : "off");
+	}
+	per_port(o, f, "hdp_port_rx_packets_total", "Frames received from the port's RX ring.",
+		 rx_packets);
+	per_port(o, f, "hdp_port_rx_bytes_total", "Bytes of the frames received.", rx_bytes);
+	per_port(o, f, "hdp_port_tx_packets_total", "Frames sent on the port's TX ring.",
+		 tx_packets);
+	per_port(o, f, "hdp_port_tx_bytes_total", "Bytes of the frames sent.", tx_bytes);
+	family(o, "hdp_port_dropped_packets_total", "counter",
+	       "Frames hdp-fwd dropped, by cause: descriptor refused, runt, no room on the "
+	       "output's TX ring, checked copy refused.");
+	for (unsigned i = 0; i < f->nports; i++) {
+		const struct hdp_port_stats *s = &f->ports[i].stats;
+		const uint64_t v[] = { R(s->drop_invalid_desc), R(s->drop_runt),
+				       R(s->drop_tx_full), R(s->drop_copy) };
+
+		for (unsigned c = 0; c < HDP_ARRAY_SIZE(causes); c++) {
+			hdp_strbuf_printf(o, "hdp_port_dropped_packets_total{");
+			port_labels(o, &f->ports[i]);
+			hdp_strbuf_printf(o, ",cause=\"%s\"} %llu\n", causes[c], U(v[c]));
+		}
+	}
+	per_port(o, f, "hdp_port_fill_empty_total",
+		 "Times the pool had no frame to give the port's fill ring.", fill_empty);
+	per_port(o, f, "hdp_port_wakeups_total", "Syscalls made to kick the kernel.", wakeups);
+	for (unsigned i = 0; i < f->nports; i++)
+		hdp_fwd_port_kstats(f, i, &k[i]);
+	family(o, "hdp_port_kernel_dropped_packets_total", "counter",
+	       "Frames the kernel dropped on the AF_XDP socket (XDP_STATISTICS), by cause.");
+	for (unsigned i = 0; i < f->nports; i++) {
+		const uint64_t v[] = { k[i].rx_dropped, k[i].rx_ring_full,
+				       k[i].rx_invalid_descs, k[i].tx_invalid_descs };
+
+		for (unsigned c = 0; c < HDP_ARRAY_SIZE(kcauses); c++) {
+			hdp_strbuf_printf(o, "hdp_port_kernel_dropped_packets_total{");
+			port_labels(o, &f->ports[i]);
+			hdp_strbuf_printf(o, ",cause=\"%s\"} %llu\n", kcauses[c], U(v[c]));
+		}
+	}
+}
+
+struct pool_list {
+	unsigned n;
+	struct hdp_pool_stats st[POOLS_MAX];
+};
+
+static int collect(struct hdp_pool *pool, void *ctx)
+{
+	struct pool_list *l = ctx;
+
+	if (l->n < POOLS_MAX)
+		hdp_pool_stats_get(pool, &l->st[l->n++]);
+	return 0;
+}
+
+/* One sample per pool of the uint64_t at @offset in its stats. */
+static void per_pool(struct hdp_strbuf *o, const struct pool_list *l, const char *name,
+		     const char *type, const char *help, size_t offset)
+{
+	family(o, name, type, help);
+	for (unsigned i = 0; i < l->n; i++) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)&l->st[i] + offset, sizeof(v));
+		hdp_strbuf_printf(o, "%s{pool=\"%s\"} %llu\n", name, l->st[i].name, U(v));
+	}
+}
+
+#define AT(field) offsetof(struct hdp_pool_stats, field)
+
+static void pools(struct hdp_strbuf *o)
+{
+	static struct pool_list l;
+
+	l.n = 0;
+	hdp_pool_foreach(collect, &l);
+	/* Pool names are [A-Za-z0-9_-]: nothing to escape; the profile is. */
+	family(o, "hdp_pool_info", "gauge",
+	       "A pool, its hardening profile and where its memory comes from: 1 per pool.");
+	for (unsigned i = 0; i < l.n; i++) {
+		hdp_strbuf_printf(o, "hdp_pool_info{pool=\"%s\",", l.st[i].name);
+		label(o, "profile", l.st[i].harden.profile);
+		hdp_strbuf_printf(o, ",tag_backend=\"%s\",huge=\"%s\"} 1\n",
+				  l.st[i].harden.tag_backend, l.st[i].huge ? "yes" : "no");
+	}
+	per_pool(o, &l, "hdp_pool_objects", "gauge", "Objects in the pool.", AT(obj_count));
+	per_pool(o, &l, "hdp_pool_objects_in_use", "gauge",
+		 "Objects allocated and not yet freed.", AT(in_use));
+	per_pool(o, &l, "hdp_pool_object_size_bytes", "gauge", "Size of one object.",
+		 AT(obj_size));
+	per_pool(o, &l, "hdp_pool_region_bytes", "gauge", "Size of the pool's memory region.",
+		 AT(region_bytes));
+	per_pool(o, &l, "hdp_pool_allocations_total", "counter", "Objects allocated.",
+		 AT(allocs));
+	per_pool(o, &l, "hdp_pool_frees_total", "counter", "Objects freed (accepted).",
+		 AT(frees));
+	per_pool(o, &l, "hdp_pool_allocation_failures_total", "counter",
+		 "Allocation calls that got fewer objects than asked.", AT(alloc_fails));
+	per_pool(o, &l, "hdp_pool_wiped_bytes_total", "counter",
+		 "Bytes zeroed by init_on_alloc and init_on_free.", AT(harden.bytes_wiped));
+	per_pool(o, &l, "hdp_pool_tagged_objects_total", "counter",
+		 "Allocations given a memory tag.", AT(harden.objs_tagged));
+	per_pool(o, &l, "hdp_pool_checked_objects_total", "counter",
+		 "Allocations checked still zero by init_check.", AT(harden.checks));
+	per_pool(o, &l, "hdp_pool_profile_changes_total", "counter",
+		 "Hardening profile changes at run time (hdp-ctl set, SIGHUP).",
+		 AT(harden.changes));
+	family(o, "hdp_pool_violations_total", "counter",
+	       "Memory-safety violations caught in the pool, by kind (docs/HARDENING.md).");
+	for (unsigned i = 0; i < l.n; i++)
+		for (int k = 0; k < HDP_V__COUNT; k++)
+			hdp_strbuf_printf(o, "hdp_pool_violations_total{pool=\"%s\",kind=\"%s\"} %llu\n",
+					  l.st[i].name,
+					  hdp_violation_name((enum hdp_violation_kind)k),
+					  U(l.st[i].harden.violations[k]));
+}
+
+int hdp_fwd_stats_prometheus(struct hdp_fwd *f, char *buf, size_t len)
+{
+	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
+
+	family(&o, "hdp_build_info", "gauge", "hdp-fwd's version: 1.");
+	hdp_strbuf_printf(&o, "hdp_build_info{version=\"%s\",mode=\"%s\"} 1\n", HDP_VERSION,
+			  hdp_fwd_mode_name(f->cfg->mode));
+	family(&o, "hdp_workers", "gauge", "Worker threads forwarding.");
+	hdp_strbuf_printf(&o, "hdp_workers %u\n", f->nworkers);
+	ports(&o, f);
+	pools(&o);
+	return (int)o.used;
+}
+
+int hdp_fwd_metrics_write(struct hdp_fwd *f, const char *path)
+{
+	static char text[1 << 18];	/* the main thread's alone */
+	char tmp[HDP_FWD_METRICS_PATH_MAX + 8];
+	int n = hdp_fwd_stats_prometheus(f, text, sizeof(text)), fd, ret = 0;
+	size_t done = 0;
+
+	if (n < 0 || (size_t)n >= sizeof(text))
+		return -E2BIG;
+	/* Not *.prom: the textfile collector never reads a half-written file. */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	while (done < (size_t)n) {
+		ssize_t w = write(fd, text + done, (size_t)n - done);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
