@@ -436,6 +436,11 @@ int main(int argc, char **argv)
 	if (cfg.user[0])
 		printf("  running as user %s (uid %u), no capabilities\n", cfg.user, cfg.uid);
 	fflush(stdout);
+	snprintf(why, sizeof(why), "READY=1\nSTATUS=forwarding on %u ports, %u workers",
+		 cfg.nports, cfg.ncores);
+	if ((ret = hdp_sd_notify(why)))
+		fprintf(stderr, "hdp-fwd: cannot tell the service manager it is ready "
+			"(NOTIFY_SOCKET): %s\n", strerror(-ret));
 
 	start = last_stats = now_s();
 	next_stats = start + cfg.stats_interval;
@@ -459,7 +464,9 @@ int main(int argc, char **argv)
 			unsigned was = cfg.stats_interval;
 
 			reload_requested = 0;
+			hdp_sd_notify("RELOADING=1");
 			reload(f, &cfg, argc, argv);
+			hdp_sd_notify("READY=1");
 			if (cfg.stats_interval != was)
 				next_stats = t + cfg.stats_interval;
 		}
@@ -473,6 +480,7 @@ int main(int argc, char **argv)
 			next_metrics = t + (cfg.stats_interval ? cfg.stats_interval : 1);
 		}
 	}
+	hdp_sd_notify("STOPPING=1");
 	hdp_fwd_stop(f);
 	hdp_fwd_join(f);
 	hdp_fwd_stats_text(f, summary, sizeof(summary));

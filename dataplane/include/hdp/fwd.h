@@ -202,6 +202,14 @@ int hdp_fwd_port_kstats(struct hdp_fwd *f, unsigned i, struct hdp_xsk_kstats *ou
  */
 int hdp_fwd_busy_check(struct hdp_fwd *f, char *why, size_t len);
 
+/*
+ * Tell the service manager (systemd, Type=notify) about the forwarder's
+ * state, e.g. "READY=1\nSTATUS=forwarding": once the ports forward, while
+ * reloading, when stopping. 0 (also when there is no $NOTIFY_SOCKET) or a
+ * negative errno.
+ */
+int hdp_sd_notify(const char *state);
+
 /* How port @i runs: its XDP attach mode (hdp_xdp_attach_mode()), zero copy. */
 void hdp_fwd_port_mode(struct hdp_fwd *f, unsigned i, const char **xdp_mode, bool *zero_copy);
 
