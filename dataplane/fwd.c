@@ -43,7 +43,7 @@ static struct hdp_xdp_prog *prog_for(struct hdp_fwd *f, const char *ifname)
 			      "hdp_xsk_redirect");
 	if (!p)
 		return NULL;
-	if (hdp_xdp_prog_attach(p, ifname)) {
+	if (hdp_xdp_prog_attach_mode(p, ifname, f->cfg->xdp_mode)) {
 		hdp_xdp_prog_close(p);
 		return NULL;
 	}
@@ -59,7 +59,9 @@ static int open_port(struct hdp_fwd *f, struct fwd_port *p, bool quiet_busy)
 		.rx_size = f->cfg->ring_size,
 		.tx_size = f->cfg->ring_size,
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
-		.bind_flags = XDP_USE_NEED_WAKEUP,
+		.bind_flags = XDP_USE_NEED_WAKEUP |
+			      (f->cfg->zero_copy == HDP_ZC_ON ? XDP_ZEROCOPY
+			       : f->cfg->zero_copy == HDP_ZC_OFF ? XDP_COPY : 0),
 	};
 	struct hdp_xdp_prog *prog = prog_for(f, p->cfg.ifname);
 	int ret, map;
@@ -71,8 +73,10 @@ static int open_port(struct hdp_fwd *f, struct fwd_port *p, bool quiet_busy)
 	if (ret) {
 		p->xsk = NULL;
 		if (ret != -EBUSY || !quiet_busy)
-			hdp_log(HDP_LOG_ERR, "port %s:%u: cannot open an AF_XDP socket: %s",
-				p->cfg.ifname, p->cfg.queue, strerror(-ret));
+			hdp_log(HDP_LOG_ERR, "port %s:%u: cannot open an AF_XDP socket: %s%s",
+				p->cfg.ifname, p->cfg.queue, strerror(-ret),
+				ret == -EOPNOTSUPP && f->cfg->zero_copy == HDP_ZC_ON
+				? " (zero_copy = on, and this driver cannot: use auto or off)" : "");
 		return ret;
 	}
 	p->fd = xsk_socket__fd(p->xsk);

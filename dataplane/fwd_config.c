@@ -171,6 +171,25 @@ int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
 		strcpy(cfg->huge_dir, value);
 	} else if (strcmp(key, "user") == 0) {
 		return set_user(cfg, value, source, line);
+	} else if (strcmp(key, "xdp_mode") == 0) {
+		if (strcmp(value, "auto") == 0)
+			cfg->xdp_mode = HDP_XDP_AUTO;
+		else if (strcmp(value, "native") == 0)
+			cfg->xdp_mode = HDP_XDP_NATIVE;
+		else if (strcmp(value, "generic") == 0)
+			cfg->xdp_mode = HDP_XDP_GENERIC;
+		else
+			return bad(source, line, "global", key, value,
+				   "expected auto, native or generic");
+	} else if (strcmp(key, "zero_copy") == 0) {
+		if (strcmp(value, "auto") == 0)
+			cfg->zero_copy = HDP_ZC_AUTO;
+		else if (strcmp(value, "on") == 0)
+			cfg->zero_copy = HDP_ZC_ON;
+		else if (strcmp(value, "off") == 0)
+			cfg->zero_copy = HDP_ZC_OFF;
+		else
+			return bad(source, line, "global", key, value, "expected auto, on or off");
 	} else if (strcmp(key, "metrics_file") == 0) {
 		if (strlen(value) >= sizeof(cfg->metrics_path))
 			return bad(source, line, "global", key, value, "path too long");

@@ -42,6 +42,10 @@ static void show_global(const struct hdp_fwd_cfg *c, FILE *out)
 		fprintf(out, "huge_dir = %s\n", c->huge_dir);
 	if (c->user[0])
 		fprintf(out, "user = %s\n", c->user);
+	fprintf(out, "xdp_mode = %s\nzero_copy = %s\n",
+		c->xdp_mode == HDP_XDP_NATIVE ? "native" : c->xdp_mode == HDP_XDP_GENERIC ? "generic"
+										: "auto",
+		c->zero_copy == HDP_ZC_ON ? "on" : c->zero_copy == HDP_ZC_OFF ? "off" : "auto");
 	if (c->metrics_path[0])
 		fprintf(out, "metrics_file = %s\n", c->metrics_path);
 }

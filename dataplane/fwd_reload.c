@@ -55,6 +55,10 @@ const char *hdp_fwd_cfg_restart_key(const struct hdp_fwd_cfg *a, const struct hd
 		return "user";
 	if (strcmp(a->metrics_path, b->metrics_path))
 		return "metrics_file";
+	if (a->xdp_mode != b->xdp_mode)
+		return "xdp_mode";
+	if (a->zero_copy != b->zero_copy)
+		return "zero_copy";
 	return NULL;
 }
 

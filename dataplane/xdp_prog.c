@@ -11,11 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct hdp_xdp_prog {
 	struct bpf_object *obj;
 	struct bpf_program *prog;
-	struct bpf_link *link;
+	int link_fd;		/* the XDP link; -1: not attached */
 };
 
 /* libbpf talks a lot at debug level; keep its warnings, as ours. */
@@ -44,6 +45,7 @@ struct hdp_xdp_prog *hdp_xdp_prog_load(const void *obj, size_t len,
 	if (!p)
 		return NULL;
 	libbpf_set_print(libbpf_to_hdp);
+	p->link_fd = -1;
 	p->obj = bpf_object__open_mem(obj, len, NULL);
 	if (!p->obj) {
 		err = -errno;
@@ -72,8 +74,13 @@ err_free:
 	return NULL;
 }
 
-int hdp_xdp_prog_attach(struct hdp_xdp_prog *p, const char *ifname)
+int hdp_xdp_prog_attach_mode(struct hdp_xdp_prog *p, const char *ifname,
+			     enum hdp_xdp_mode mode)
 {
+	static const char *const names[] = { "", " in native mode", " in generic mode" };
+	LIBBPF_OPTS(bpf_link_create_opts, opts,
+		    .flags = mode == HDP_XDP_NATIVE ? XDP_FLAGS_DRV_MODE
+			     : mode == HDP_XDP_GENERIC ? XDP_FLAGS_SKB_MODE : 0);
 	int ifindex = (int)if_nametoindex(ifname), err;
 
 	if (!ifindex) {
@@ -81,15 +88,24 @@ int hdp_xdp_prog_attach(struct hdp_xdp_prog *p, const char *ifname)
 		hdp_log(HDP_LOG_ERR, "interface %s: %s", ifname, strerror(-err));
 		return err;
 	}
-	p->link = bpf_program__attach_xdp(p->prog, ifindex);
-	if (!p->link) {
+	/* A link, not a netlink attach: it goes when its last fd does. */
+	p->link_fd = bpf_link_create(bpf_program__fd(p->prog), ifindex, BPF_XDP, &opts);
+	if (p->link_fd < 0) {
 		err = -errno;
-		hdp_log(HDP_LOG_ERR, "interface %s: cannot attach XDP program %s: %s%s",
-			ifname, bpf_program__name(p->prog), strerror(-err),
-			err == -EBUSY || err == -EEXIST ? " (another XDP program is attached)" : "");
+		hdp_log(HDP_LOG_ERR, "interface %s: cannot attach XDP program %s%s: %s%s",
+			ifname, bpf_program__name(p->prog), names[mode], strerror(-err),
+			err == -EBUSY || err == -EEXIST ? " (another XDP program is attached)"
+			: err == -EOPNOTSUPP ? " (the driver has no native XDP: xdp_mode = generic)"
+			: "");
+		p->link_fd = -1;
 		return err;
 	}
 	return 0;
+}
+
+int hdp_xdp_prog_attach(struct hdp_xdp_prog *p, const char *ifname)
+{
+	return hdp_xdp_prog_attach_mode(p, ifname, HDP_XDP_AUTO);
 }
 
 int hdp_xdp_prog_map_fd(struct hdp_xdp_prog *p, const char *map)
@@ -103,7 +119,8 @@ void hdp_xdp_prog_close(struct hdp_xdp_prog *p)
 {
 	if (!p)
 		return;
-	bpf_link__destroy(p->link);
+	if (p->link_fd >= 0)
+		close(p->link_fd);
 	bpf_object__close(p->obj);
 	free(p);
 }

@@ -15,6 +15,7 @@
 
 #include <hdp/pool.h>
 #include <hdp/profile.h>
+#include <hdp/xdp_prog.h>
 
 #define HDP_FWD_PORTS_MAX	16
 #define HDP_FWD_CORES_MAX	16
@@ -29,6 +30,13 @@ enum hdp_fwd_mode {
 	HDP_FWD_IO = 0,		/* forward untouched */
 	HDP_FWD_MACSWAP,	/* swap source and destination MAC */
 	HDP_FWD_L2,		/* set both MACs from the output port's config */
+};
+
+/* AF_XDP zero copy: where the driver can, required, or never (copy mode). */
+enum hdp_zero_copy {
+	HDP_ZC_AUTO = 0,
+	HDP_ZC_ON,
+	HDP_ZC_OFF,
 };
 
 struct hdp_port_cfg {
@@ -61,6 +69,8 @@ struct hdp_fwd_cfg {
 	char huge_dir[256];		/* hugetlbfs mount for the UMEM, or "" */
 	char user[64];			/* run as this user once set up, or "" */
 	char metrics_path[HDP_FWD_METRICS_PATH_MAX];	/* Prometheus text file, or "" */
+	enum hdp_xdp_mode xdp_mode;	/* how the XDP program is attached */
+	enum hdp_zero_copy zero_copy;
 	uint32_t uid, gid;		/* of user, resolved when it is set */
 	struct hdp_harden_config harden;
 };

@@ -29,8 +29,18 @@ extern const size_t hdp_bpf_redirect_devmap_len;
 struct hdp_xdp_prog *hdp_xdp_prog_load(const void *obj, size_t len,
 				       const char *prog);
 
+/* Where the kernel runs an XDP program: its choice, in the driver, on skbs. */
+enum hdp_xdp_mode {
+	HDP_XDP_AUTO = 0,	/* native where the driver can, else generic */
+	HDP_XDP_NATIVE,
+	HDP_XDP_GENERIC,
+};
+
 /* Attach to @ifname through a link: 0 or a negative errno (logged). */
 int hdp_xdp_prog_attach(struct hdp_xdp_prog *p, const char *ifname);
+/* The same in the mode asked for; a driver without native XDP: -EOPNOTSUPP. */
+int hdp_xdp_prog_attach_mode(struct hdp_xdp_prog *p, const char *ifname,
+			     enum hdp_xdp_mode mode);
 
 /* A map's fd, or a negative errno. */
 int hdp_xdp_prog_map_fd(struct hdp_xdp_prog *p, const char *map);
