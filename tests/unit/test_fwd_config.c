@@ -117,7 +117,8 @@ Test(fwd_config, file_errors_name_file_line_section_key_and_value)
 		cr_skip_test("built without libinih");
 	cr_assert_eq(ret, -EINVAL);
 	cr_assert(log_contains(":4: [port:a] key 'dst_mac', value '02:00'"), "%s", captured_logs());
-	cr_assert(log_contains(":6: section [ports] is unknown"), "%s", captured_logs());
+	cr_assert(log_contains(":5: section [ports] is unknown"), "%s",
+		  captured_logs());
 	cr_assert(log_contains(":8: [global] key 'speed', value '11': unknown key"), "%s",
 		  captured_logs());
 	cr_assert_eq(cfg->nports, 0, "nothing is half configured");
