@@ -230,10 +230,19 @@ static int parse_port(const char *spec, char *ifname, uint32_t *queue)
 		return -EINVAL;
 	memcpy(ifname, spec, len);
 	ifname[len] = '\0';
-	*queue = 0;
+	*queue = HDP_PORT_ALL_QUEUES;
 	if (colon && parse_u32(colon + 1, 0, 63, queue))
 		return -EINVAL;
 	return 0;
+}
+
+const char *hdp_port_name(const struct hdp_port_cfg *p, char *buf, size_t len)
+{
+	if (p->queue == HDP_PORT_ALL_QUEUES)
+		snprintf(buf, len, "%s", p->ifname);
+	else
+		snprintf(buf, len, "%s:%u", p->ifname, p->queue);
+	return buf;
 }
 
 static int set_ports(struct hdp_fwd_cfg *cfg, const char *list, const char *source,
@@ -310,6 +319,16 @@ static int set_cores(struct hdp_fwd_cfg *cfg, const char *list, const char *sour
 	unsigned n = 0;
 	uint32_t lo, hi;
 
+	if (strcmp(list, "auto") == 0) {
+		/* One worker per CPU this process may run on. */
+		for (int c = 0; c < 1024 && n < HDP_FWD_CORES_MAX; c++)
+			if (cpu_allowed(c))
+				cfg->cores[n++] = c;
+		if (!n)
+			return bad(source, line, "global", "cores", list, "no CPU allowed");
+		cfg->ncores = n;
+		return 0;
+	}
 	if (strlen(list) >= sizeof(buf))
 		return bad(source, line, "global", "cores", list, "list too long");
 	strcpy(buf, list);
@@ -374,7 +393,10 @@ static int set_port_key(struct hdp_fwd_cfg *cfg, const char *section,
 		if (parse_port(value, peer, &pq))
 			return bad(source, line, section, key, value, "expected IF[:QUEUE]");
 		/* Resolved in hdp_fwd_cfg_check(), when every port is known. */
-		snprintf(p->peer_name, sizeof(p->peer_name), "%s:%u", peer, pq);
+		if (pq == HDP_PORT_ALL_QUEUES)
+			snprintf(p->peer_name, sizeof(p->peer_name), "%s", peer);
+		else
+			snprintf(p->peer_name, sizeof(p->peer_name), "%s:%u", peer, pq);
 	} else if (strcmp(key, "src_mac") == 0) {
 		if (hdp_mac_parse(value, p->src_mac))
 			return bad(source, line, section, key, value, "expected aa:bb:cc:dd:ee:ff");
@@ -460,15 +482,13 @@ int hdp_fwd_cfg_check(struct hdp_fwd_cfg *cfg)
 		char name[40];
 
 		p->peer = p->peer_name[0] ? -1 : (int)(i ^ 1);	/* pairs in listed order */
-		for (unsigned j = 0; p->peer_name[0] && j < cfg->nports; j++) {
-			snprintf(name, sizeof(name), "%s:%u", cfg->ports[j].ifname,
-				 cfg->ports[j].queue);
-			if (strcmp(name, p->peer_name) == 0)
+		for (unsigned j = 0; p->peer_name[0] && j < cfg->nports; j++)
+			if (strcmp(hdp_port_name(&cfg->ports[j], name, sizeof(name)),
+				   p->peer_name) == 0)
 				p->peer = (int)j;
-		}
 		if (p->peer < 0 || p->peer >= (int)cfg->nports || p->peer == (int)i) {
-			hdp_log(HDP_LOG_ERR, "port %s:%u has no peer: list ports in pairs or set peer in [port:%s]",
-				p->ifname, p->queue, p->ifname);
+			hdp_log(HDP_LOG_ERR, "port %s has no peer: list ports in pairs or set peer in [port:%s]",
+				hdp_port_name(p, name, sizeof(name)), p->ifname);
 			return -EINVAL;
 		}
 	}
@@ -479,8 +499,10 @@ int hdp_fwd_cfg_check(struct hdp_fwd_cfg *cfg)
 		for (unsigned j = 0; j < cfg->nports; j++)
 			users += cfg->ports[j].peer == (int)i;
 		if (users != 1) {
-			hdp_log(HDP_LOG_ERR, "port %s:%u is the output of %u ports; each port must be the output of exactly one",
-				cfg->ports[i].ifname, cfg->ports[i].queue, users);
+			char name[40];
+
+			hdp_log(HDP_LOG_ERR, "port %s is the output of %u ports; each port must be the output of exactly one",
+				hdp_port_name(&cfg->ports[i], name, sizeof(name)), users);
 			return -EINVAL;
 		}
 	}

@@ -20,9 +20,12 @@ static void show_mac(FILE *out, const char *key, const uint8_t m[6])
 
 static void show_global(const struct hdp_fwd_cfg *c, FILE *out)
 {
+	char name[40];
+
 	fprintf(out, "[global]\nmode = %s\nports = ", hdp_fwd_mode_name(c->mode));
+
 	for (unsigned i = 0; i < c->nports; i++)
-		fprintf(out, "%s%s:%u", i ? "," : "", c->ports[i].ifname, c->ports[i].queue);
+		fprintf(out, "%s%s", i ? "," : "", hdp_port_name(&c->ports[i], name, sizeof(name)));
 	fprintf(out, "\n");
 	if (c->ncores == 1 && c->cores[0] < 0) {
 		fprintf(out, "; cores: one worker, not pinned\n");
@@ -57,13 +60,18 @@ static void show_ports(const struct hdp_fwd_cfg *c, FILE *out)
 		const struct hdp_port_cfg *peer = &c->ports[p->peer];
 		unsigned worker = i % c->ncores;
 
-		fprintf(out, "\n[port:%s:%u]\npeer = %s:%u\n", p->ifname, p->queue,
-			peer->ifname, peer->queue);
+		char name[40], peer_name[40];
+
+		fprintf(out, "\n[port:%s]\npeer = %s\n", hdp_port_name(p, name, sizeof(name)),
+			hdp_port_name(peer, peer_name, sizeof(peer_name)));
 		if (p->has_src_mac)
 			show_mac(out, "src_mac", p->src_mac);
 		if (p->has_dst_mac)
 			show_mac(out, "dst_mac", p->dst_mac);
-		if (c->cores[worker] >= 0)
+		if (p->queue == HDP_PORT_ALL_QUEUES)
+			fprintf(out, "; every RX queue of %s, each paired with the same queue of "
+				"%s; workers take them in turn\n", p->ifname, peer->ifname);
+		else if (c->cores[worker] >= 0)
 			fprintf(out, "; received by worker %u, on CPU %d\n", worker,
 				c->cores[worker]);
 		else

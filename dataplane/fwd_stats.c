@@ -128,7 +128,8 @@ int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 		hdp_fwd_port_kstats(f, i, &k);
 		hdp_strbuf_printf(&o, "%s{\"ifname\":", i ? "," : "");
 		hdp_strbuf_json_string(&o, f->ports[i].cfg.ifname);
-		hdp_strbuf_printf(&o, ",\"queue\":%u,\"peer\":", f->ports[i].cfg.queue);
+		hdp_strbuf_printf(&o, ",\"queue\":%u,\"worker\":%u,\"peer\":", f->ports[i].cfg.queue,
+		    f->nworkers ? i % f->nworkers : 0);
 		hdp_strbuf_json_string(&o, f->ports[f->ports[i].cfg.peer].cfg.ifname);
 		hdp_strbuf_printf(&o, ",\"busy_poll\":%s,\"napi_id\":%u,\"xdp_mode\":\"%s\","
 		    "\"zero_copy\":%s", f->cfg->busy_poll ? "true" : "false",

@@ -58,10 +58,11 @@ static void usage(FILE *f)
 "                        the effective configuration and exit: 0, or 2 on errors\n"
 "  --harden SPEC         hardening overrides, e.g. \"tag_sample=10,pool.umem.bounds=off\"\n"
 "                        (keys in docs/HARDENING.md); wins over the file\n"
-"  --ports IF[:Q],IF[:Q]... ports, forwarded in pairs (first<->second, ...)\n"
+"  --ports IF[:Q],IF[:Q]... ports, forwarded in pairs (first<->second, ...);\n"
+"                        IF alone: every RX queue it has, queue by queue\n"
 "  --mode io|macswap|l2  io: untouched; macswap: swap MACs; l2: MACs from [port:IF]\n"
-"  --cores LIST          one worker per CPU listed, pinned (e.g. 1 or 0,1); default\n"
-"                        one unpinned worker\n"
+"  --cores LIST          one worker per CPU listed, pinned (e.g. 1 or 0,1; auto:\n"
+"                        every CPU allowed); default one unpinned worker\n"
 "  --duration SECONDS    stop after this long (default: run until SIGINT/SIGTERM)\n"
 "  --stats-interval S    seconds between status lines (0: none; default 1)\n"
 "  --ctl PATH            control socket for hdp-ctl (default %s; \"none\" for none)\n"
@@ -323,6 +324,11 @@ static void reload(struct hdp_fwd *f, struct hdp_fwd_cfg *cfg, int argc, char **
 			config_file);
 		return;
 	}
+	if (hdp_fwd_cfg_expand_queues(&next)) {
+		fprintf(stderr, "hdp-fwd: SIGHUP: %s refused (its ports, above): nothing changed\n",
+			config_file);
+		return;
+	}
 	key = hdp_fwd_cfg_restart_key(cfg, &next);
 	if (key) {
 		fprintf(stderr, "hdp-fwd: SIGHUP: %s changes %s, which needs a restart: "
@@ -378,6 +384,8 @@ int main(int argc, char **argv)
 
 	/* A control socket path in use is refused before any set-up. */
 	if (cfg.ctl_path[0] && hdp_ctl_path_check(cfg.ctl_path))
+		return 2;
+	if (hdp_fwd_cfg_expand_queues(&cfg))
 		return 2;
 	reserve_hugepages(&cfg);
 	f = hdp_fwd_create(&cfg);

@@ -4,6 +4,8 @@
  * interface (AF_PACKET, sendmmsg in batches), for tests and the demo.
  * Frames carry a sequence number; --size below 60 makes runts, and a
  * range MIN-MAX mixes lengths that grow and shrink from frame to frame.
+ * --flows N gives frames N different address and port 4-tuples, so that
+ * the kernel's flow hash (and a NIC's RSS) spreads them over queues.
  */
 #include <hdp/fwd.h>
 
@@ -56,7 +58,7 @@ static uint16_t csum(const void *p, size_t n)
  * an IPv4 header is not 4-byte aligned.
  */
 static void build(uint8_t *f, unsigned size, const uint8_t *dst, const uint8_t *src,
-		  uint32_t seq)
+		  uint32_t seq, uint32_t flow)
 {
 	struct ether_header eth = { .ether_type = htons(ETHERTYPE_IP) };
 	struct iphdr ip = { 0 };
@@ -73,11 +75,12 @@ static void build(uint8_t *f, unsigned size, const uint8_t *dst, const uint8_t *
 		ip.ttl = 64;
 		ip.protocol = IPPROTO_UDP;
 		ip.tot_len = htons((uint16_t)l3);
-		ip.saddr = htonl(0xc6120001);	/* 198.18.0.1: benchmarking range */
-		ip.daddr = htonl(0xc6120002);
+		/* 198.18.0.0/15, the benchmarking range: sources in .18, destinations in .19. */
+		ip.saddr = htonl(0xc6120001 + flow);
+		ip.daddr = htonl(0xc6130001 + flow);
 		ip.check = csum(&ip, sizeof(ip));
-		udp.source = htons(9);
-		udp.dest = htons(9);
+		udp.source = htons((uint16_t)(flow ? 1024 + flow % 60000 : 9));
+		udp.dest = htons((uint16_t)(flow ? 1024 + (flow * 7919u) % 60000 : 9));
 		udp.len = htons((uint16_t)(l3 - sizeof(ip)));
 		memcpy(f + sizeof(eth), &ip, sizeof(ip));
 		memcpy(f + sizeof(eth) + sizeof(ip), &udp, sizeof(udp));
@@ -115,12 +118,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: hdp-gen --iface IF [--count N] [--size BYTES|MIN-MAX] [--rate PPS]\n"
-		"               [--dst-mac MAC] [--src-mac MAC]\n"
+		"               [--flows N] [--dst-mac MAC] [--src-mac MAC]\n"
 		"  --count N     frames to send (default 1000; 0: until SIGINT)\n"
 		"  --size BYTES  frame length without FCS, 14..1514 (default 60;\n"
 		"                below 60 makes runts); MIN-MAX: every length in\n"
 		"                between, at random, so frames grow and shrink\n"
-		"  --rate PPS    pace to this rate (default: as fast as possible)\n");
+		"  --rate PPS    pace to this rate (default: as fast as possible)\n"
+		"  --flows N     N flows (addresses and UDP ports), frame after frame in\n"
+		"                turn, 1..65535 (default 1), for queues to share them\n");
 }
 
 int main(int argc, char **argv)
@@ -130,6 +135,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "size", required_argument, NULL, 's' },
 		{ "rate", required_argument, NULL, 'r' },
+		{ "flows", required_argument, NULL, 'f' },
 		{ "dst-mac", required_argument, NULL, 'd' },
 		{ "src-mac", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
@@ -138,7 +144,7 @@ int main(int argc, char **argv)
 	static uint8_t frames[BATCH][FRAME_MAX];
 	uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x02 }, src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	const char *ifname = NULL;
-	unsigned long count = 1000, rate = 0, sent = 0;
+	unsigned long count = 1000, rate = 0, sent = 0, flows = 1;
 	unsigned size_min = 60, size_max = 60;
 	bool src_given = false;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
@@ -164,6 +170,11 @@ int main(int argc, char **argv)
 		case 'r':
 			rate = strtoul(optarg, &end, 10);
 			if (*end || *optarg == '-')
+				goto bad;
+			break;
+		case 'f':
+			flows = strtoul(optarg, &end, 10);
+			if (*end || *optarg == '-' || flows < 1 || flows > 65535)
 				goto bad;
 			break;
 		case 'd':
@@ -206,7 +217,8 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < n; i++) {
 			unsigned size = size_of((uint32_t)(sent + i), size_min, size_max);
 
-			build(frames[i], size, dst, src, (uint32_t)(sent + i));
+			build(frames[i], size, dst, src, (uint32_t)(sent + i),
+			      (uint32_t)((sent + i) % flows));
 			iov[i] = (struct iovec){ frames[i], size };
 			msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
 		}

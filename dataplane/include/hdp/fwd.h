@@ -39,10 +39,13 @@ enum hdp_zero_copy {
 	HDP_ZC_OFF,
 };
 
+/* A port given as IF, without :QUEUE: every RX queue the interface has. */
+#define HDP_PORT_ALL_QUEUES UINT32_MAX
+
 struct hdp_port_cfg {
 	char ifname[IF_NAMESIZE];
-	uint32_t queue;
-	char peer_name[24];		/* "IF[:QUEUE]" of the output; "": by pairs */
+	uint32_t queue;			/* or HDP_PORT_ALL_QUEUES until expanded */
+	char peer_name[32];		/* "IF[:QUEUE]" of the output; "": by pairs */
 	int peer;			/* its index, set by hdp_fwd_cfg_check() */
 	uint8_t src_mac[6];		/* l2: default the output interface's MAC */
 	uint8_t dst_mac[6];
@@ -92,7 +95,21 @@ int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
 int hdp_fwd_cfg_set_ports(struct hdp_fwd_cfg *cfg, const char *list,
 			  const char *source);
 
-/* "1,3" or "0-1": the workers' CPUs. 0 or -EINVAL. */
+/*
+ * Ports given as IF (every queue): ask each interface how many RX queues it
+ * has (ethtool's channels, else sysfs) and list IF:0..IF:N-1 in their
+ * place, each paired with the same queue of its peer, and spread so that
+ * each worker receives queues of every interface. Call after
+ * hdp_fwd_cfg_check() and before hdp_fwd_create(); needs the interfaces.
+ * 0 or -EINVAL (logged: no such interface, peers with different queue
+ * counts, too many ports).
+ */
+int hdp_fwd_cfg_expand_queues(struct hdp_fwd_cfg *cfg);
+
+/* "IF:QUEUE", or "IF" for every queue, into @buf. */
+const char *hdp_port_name(const struct hdp_port_cfg *p, char *buf, size_t len);
+
+/* "1,3" or "0-1" (or "auto": every CPU this process may use): workers' CPUs. */
 int hdp_fwd_cfg_set_cores(struct hdp_fwd_cfg *cfg, const char *list,
 			  const char *source);
 
