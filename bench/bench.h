@@ -33,6 +33,7 @@ struct bench_opts {
 	const char *out_dir;	/* NULL: stdout only */
 	int cpu;		/* pin the measuring thread; -1: leave it */
 	const char *only;	/* micro: these profiles (and off), comma separated */
+	const char *threads;	/* micro: "1,2": workers sharing one pool */
 	const struct bench_paths *paths;
 	/* compare: passed on to bench/compare */
 	bool profile;
@@ -49,6 +50,13 @@ struct bench_profile {
 };
 
 uint64_t bench_now_ns(void);
+
+struct hdp_fwd;
+/* The 60-byte frame micro forwards; a profile ("@file.ini" or a spec) applied. */
+extern const uint8_t bench_packet[60];
+int bench_apply_profile(struct hdp_fwd *f, const char *spec, const char *configs);
+/* micro --threads: the pipeline with one worker per thread, one shared pool. */
+int bench_micro_threads(const struct bench_opts *o);
 void bench_stat_of(double *samples, unsigned n, struct bench_stat *out);
 void bench_progress(const char *fmt, ...) HDP_PRINTF(1, 2);
 

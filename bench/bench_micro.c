@@ -38,7 +38,7 @@ static const struct bench_profile micro_profiles[] = {
 static const unsigned samples[] = { 1, 2, 4, 8, 10, 16, 32, 64 };
 
 /* A 60-byte Ethernet/IPv4/UDP frame, the size the end-to-end runs use. */
-static const uint8_t packet[60] = {
+const uint8_t bench_packet[60] = {
 	0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
 	0x45, 0, 0, 46, 0, 0, 0, 0, 64, 17, 0, 0, 198, 18, 0, 1, 198, 18, 0, 2,
 	0, 9, 0, 9, 0, 26, 0, 0,
@@ -52,7 +52,7 @@ static int other_section(void *ctx, const char *section, const char *key,
 	return 0;
 }
 
-static int apply(struct hdp_fwd *f, const char *spec, const char *configs)
+int bench_apply_profile(struct hdp_fwd *f, const char *spec, const char *configs)
 {
 	static struct hdp_harden_config cfg;
 	char path[BENCH_PATH_MAX + 64];
@@ -76,7 +76,7 @@ static void run(struct hdp_fwd *f, unsigned steps, double *ns, double *cyc)
 	uint64_t t0 = bench_now_ns(), c0 = cycles(), pkts = 0;
 
 	for (unsigned i = 0; i < steps; i++)
-		pkts += hdp_fwd_loopback_step(f, packet, sizeof(packet), 64);
+		pkts += hdp_fwd_loopback_step(f, bench_packet, sizeof(bench_packet), 64);
 	*ns = (double)(bench_now_ns() - t0) / (double)pkts;
 	*cyc = (double)(cycles() - c0) / (double)pkts;
 }
@@ -85,7 +85,7 @@ static struct hdp_fwd *make_forwarder(struct hdp_fwd_cfg *cfg)
 {
 	hdp_fwd_cfg_defaults(cfg);
 	cfg->mode = HDP_FWD_MACSWAP;
-	if (hdp_fwd_cfg_set_ports(cfg, "a,b", "bench") || hdp_fwd_cfg_check(cfg))
+	if (hdp_fwd_cfg_set_ports(cfg, "a:0,b:0", "bench") || hdp_fwd_cfg_check(cfg))
 		return NULL;
 	return hdp_fwd_create_loopback(cfg);
 }
@@ -107,7 +107,7 @@ static int measure(const struct bench_opts *o, const struct bench_profile *p,
 			/* Rotate the order each trial: no profile always goes first. */
 			unsigned i = (k + t) % n;
 
-			if (apply(f, p[i].spec, o->paths->configs))
+			if (bench_apply_profile(f, p[i].spec, o->paths->configs))
 				return -1;
 			run(f, steps / 10, &s_ns[i][t], &s_cyc[i][t]);	/* warm up */
 			run(f, steps, &s_ns[i][t], &s_cyc[i][t]);
@@ -154,6 +154,9 @@ int bench_micro(const struct bench_opts *o)
 	unsigned n = pick_profiles(o, micro);
 	struct bench_stat ns[16], cyc[16];
 	struct bench_report r;
+
+	if (o->threads)
+		return bench_micro_threads(o);
 
 	if (n < 2 && o->only) {
 		fprintf(stderr, "hdp-bench: --only '%s': no such profile\n", o->only);

@@ -156,6 +156,8 @@ static void usage(FILE *f)
 		"  --out DIR   write DIR/results.json\n"
 		"  --cpu N     pin the measuring thread to CPU N\n"
 		"  --only LIST micro: only these profiles (and off), e.g. default,strict\n"
+		"  --threads LIST  micro: one worker per thread sharing one pool, e.g. 1,2;\n"
+		"              packets per second and the ratio to the first count\n"
 		"compare only:\n"
 		"  --profile          perf on the contender's core: CPU per packet by stage\n"
 		"  --placement P      same (default: ingress NAPI on the contender's core) or split\n"
@@ -171,6 +173,7 @@ int main(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "only", required_argument, NULL, 'O' },
+		{ "threads", required_argument, NULL, 'T' },
 		{ "profile", no_argument, NULL, 'P' },
 		{ "placement", required_argument, NULL, 'L' },
 		{ "contenders", required_argument, NULL, 'C' },
@@ -215,6 +218,9 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			o.only = optarg;
+			break;
+		case 'T':
+			o.threads = optarg;
 			break;
 		case 'P':
 			o.profile = true;

@@ -141,9 +141,15 @@ static unsigned kernel_tx(struct hdp_fwd *f, unsigned port)
 unsigned hdp_fwd_loopback_step(struct hdp_fwd *f, const uint8_t *pkt, uint32_t len,
 			       unsigned burst)
 {
+	return hdp_fwd_loopback_step_ports(f, 0, f->nports, pkt, len, burst);
+}
+
+unsigned hdp_fwd_loopback_step_ports(struct hdp_fwd *f, unsigned first, unsigned n,
+				     const uint8_t *pkt, uint32_t len, unsigned burst)
+{
 	unsigned moved = 0;
 
-	for (unsigned i = 0; i < f->nports; i++) {
+	for (unsigned i = first; i < first + n && i < f->nports; i++) {
 		struct fwd_dir d = { &f->ports[i], &f->ports[f->ports[i].cfg.peer] };
 
 		kernel_rx(f, i, pkt, len, burst);

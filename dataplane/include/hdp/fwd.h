@@ -212,6 +212,13 @@ unsigned hdp_fwd_destroy(struct hdp_fwd *f);
 struct hdp_fwd *hdp_fwd_create_loopback(struct hdp_fwd_cfg *cfg);
 unsigned hdp_fwd_loopback_step(struct hdp_fwd *f, const uint8_t *pkt, uint32_t len,
 			       unsigned burst);
+/*
+ * One step over ports [@first, @first + @n) only, whose peers must lie in
+ * the same range: threads stepping disjoint ranges of one forwarder are
+ * workers sharing its pool, as hdp-fwd's are.
+ */
+unsigned hdp_fwd_loopback_step_ports(struct hdp_fwd *f, unsigned first, unsigned n,
+				     const uint8_t *pkt, uint32_t len, unsigned burst);
 unsigned hdp_fwd_loopback_destroy(struct hdp_fwd *f);
 
 struct hdp_pool *hdp_fwd_pool(struct hdp_fwd *f);
