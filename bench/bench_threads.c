@@ -69,6 +69,7 @@ static int trial(const struct bench_opts *o, unsigned nt, const char *spec, doub
 	size_t used = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t t0, pkts = 0;
+	unsigned base = o->cpu > 0 ? (unsigned)o->cpu : 0;	/* --cpu: the first worker's */
 	struct hdp_fwd *f;
 	unsigned lost;
 
@@ -90,8 +91,8 @@ static int trial(const struct bench_opts *o, unsigned nt, const char *spec, doub
 	pthread_barrier_init(&warm, NULL, nt + 1);
 	for (unsigned t = 0; t < nt; t++) {
 		w[t] = (struct worker){ .f = f, .start = &start, .warm = &warm, .first = 2 * t,
-					.steps = o->quick ? 3000 : 20000,
-					.cpu = ncpu > 0 ? (int)(t % (unsigned)ncpu) : -1 };
+					.steps = o->quick ? 30000 : 150000,
+					.cpu = ncpu > 0 ? (int)((base + t) % (unsigned)ncpu) : -1 };
 		if (pthread_create(&w[t].tid, NULL, worker_main, &w[t])) {
 			fprintf(stderr, "hdp-bench: cannot start thread %u\n", t);
 			exit(1);
@@ -163,7 +164,7 @@ int bench_micro_threads(const struct bench_opts *o)
 	if (bench_report_open(&r, o, "micro-threads"))
 		return 1;
 	bench_report_md(&r, "## micro --threads: workers sharing one pool\n\n"
-			"One worker per thread (pinned to CPU t mod %ld), each over its own pair "
+			"One worker per thread (thread t pinned to CPU (--cpu + t) mod %ld), each over its own pair "
 			"of in-memory ports, all on one UMEM pool; macswap, 60-byte frames, "
 			"bursts of 64. Packets per second over all threads, median of %u trials "
 			"(min-max), and the ratio to the first count listed.\n\n"
