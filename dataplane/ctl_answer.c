@@ -119,7 +119,8 @@ static int answer(struct hdp_fwd *f, const char *request, struct hdp_strbuf *o)
 	if (n == 4 && strcmp(w[0], "set") == 0)
 		return set_key(w[1], w[2], w[3], o);
 	if (n == 1 && strcmp(w[0], "help") == 0) {
-		hdp_strbuf_printf(o, "stats | stats json | stats prometheus | pools | pools json | set POOL KEY VALUE\n");
+		hdp_strbuf_printf(o, "stats | stats json | stats prometheus | pools | pools json | "
+				  "set POOL KEY VALUE\n");
 		return 0;
 	}
 	hdp_strbuf_printf(o, "error: unknown request '%.64s' (try: help)\n", request);

@@ -117,7 +117,8 @@ static void show_exclude(const struct hdp_fwd_cfg *c, FILE *out)
 	const struct hdp_exclude *ex = c->harden.string.exclude.set ? &c->harden.string.exclude
 							       : &c->harden.file.exclude;
 
-	fprintf(out, "\n[pool:default]\ninit_exclude = %s", ex->set && ex->no_builtin ? "none" : "default");
+	fprintf(out, "\n[pool:default]\ninit_exclude = %s",
+		ex->set && ex->no_builtin ? "none" : "default");
 	for (unsigned i = 0; ex->set && i < ex->n; i++)
 		fprintf(out, ",%s", ex->names[i]);
 	fprintf(out, "\n");
