@@ -274,7 +274,7 @@ int hdp_fwd_start(struct hdp_fwd *f)
 {
 	f->nworkers = f->cfg->ncores;
 	for (unsigned i = 0; i < f->nports; i++) {
-		struct fwd_worker *w = &f->workers[i % f->nworkers];
+		struct fwd_worker *w = &f->workers[hdp_fwd_port_worker(i, f->nworkers)];
 
 		w->dirs[w->ndirs++] = (struct fwd_dir){
 			.in = &f->ports[i],

@@ -29,6 +29,28 @@ void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg)
 }
 
 static const char *const mode_names[] = { "io", "macswap", "l2" };
+/* Indexed by enum hdp_xdp_mode and enum hdp_zero_copy. */
+static const char *const xdp_mode_names[] = { "auto", "native", "generic" };
+static const char *const zero_copy_names[] = { "auto", "on", "off" };
+
+const char *hdp_xdp_mode_name(enum hdp_xdp_mode m)
+{
+	return (unsigned)m < HDP_ARRAY_SIZE(xdp_mode_names) ? xdp_mode_names[m] : "?";
+}
+
+const char *hdp_zero_copy_name(enum hdp_zero_copy z)
+{
+	return (unsigned)z < HDP_ARRAY_SIZE(zero_copy_names) ? zero_copy_names[z] : "?";
+}
+
+/* @value's index in @names, or -1. */
+static int choice(const char *value, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(value, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
 
 const char *hdp_fwd_mode_name(enum hdp_fwd_mode mode)
 {
@@ -172,24 +194,18 @@ int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
 	} else if (strcmp(key, "user") == 0) {
 		return set_user(cfg, value, source, line);
 	} else if (strcmp(key, "xdp_mode") == 0) {
-		if (strcmp(value, "auto") == 0)
-			cfg->xdp_mode = HDP_XDP_AUTO;
-		else if (strcmp(value, "native") == 0)
-			cfg->xdp_mode = HDP_XDP_NATIVE;
-		else if (strcmp(value, "generic") == 0)
-			cfg->xdp_mode = HDP_XDP_GENERIC;
-		else
+		int m = choice(value, xdp_mode_names, HDP_ARRAY_SIZE(xdp_mode_names));
+
+		if (m < 0)
 			return bad(source, line, "global", key, value,
 				   "expected auto, native or generic");
+		cfg->xdp_mode = (enum hdp_xdp_mode)m;
 	} else if (strcmp(key, "zero_copy") == 0) {
-		if (strcmp(value, "auto") == 0)
-			cfg->zero_copy = HDP_ZC_AUTO;
-		else if (strcmp(value, "on") == 0)
-			cfg->zero_copy = HDP_ZC_ON;
-		else if (strcmp(value, "off") == 0)
-			cfg->zero_copy = HDP_ZC_OFF;
-		else
+		int z = choice(value, zero_copy_names, HDP_ARRAY_SIZE(zero_copy_names));
+
+		if (z < 0)
 			return bad(source, line, "global", key, value, "expected auto, on or off");
+		cfg->zero_copy = (enum hdp_zero_copy)z;
 	} else if (strcmp(key, "metrics_file") == 0) {
 		if (strlen(value) >= sizeof(cfg->metrics_path))
 			return bad(source, line, "global", key, value, "path too long");

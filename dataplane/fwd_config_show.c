@@ -45,10 +45,8 @@ static void show_global(const struct hdp_fwd_cfg *c, FILE *out)
 		fprintf(out, "huge_dir = %s\n", c->huge_dir);
 	if (c->user[0])
 		fprintf(out, "user = %s\n", c->user);
-	fprintf(out, "xdp_mode = %s\nzero_copy = %s\n",
-		c->xdp_mode == HDP_XDP_NATIVE ? "native" : c->xdp_mode == HDP_XDP_GENERIC ? "generic"
-										: "auto",
-		c->zero_copy == HDP_ZC_ON ? "on" : c->zero_copy == HDP_ZC_OFF ? "off" : "auto");
+	fprintf(out, "xdp_mode = %s\nzero_copy = %s\n", hdp_xdp_mode_name(c->xdp_mode),
+		hdp_zero_copy_name(c->zero_copy));
 	if (c->metrics_path[0])
 		fprintf(out, "metrics_file = %s\n", c->metrics_path);
 }
@@ -58,7 +56,7 @@ static void show_ports(const struct hdp_fwd_cfg *c, FILE *out)
 	for (unsigned i = 0; i < c->nports; i++) {
 		const struct hdp_port_cfg *p = &c->ports[i];
 		const struct hdp_port_cfg *peer = &c->ports[p->peer];
-		unsigned worker = i % c->ncores;
+		unsigned worker = hdp_fwd_port_worker(i, c->ncores);
 
 		char name[40], peer_name[40];
 

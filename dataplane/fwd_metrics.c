@@ -81,14 +81,16 @@ static void ports(struct hdp_strbuf *o, struct hdp_fwd *f)
 	       "A port (interface and queue) and how it runs: 1 per port.");
 	for (unsigned i = 0; i < f->nports; i++) {
 		const struct fwd_port *p = &f->ports[i];
+		const char *xdp_mode;
+		bool zero_copy;
 
+		hdp_fwd_port_mode(f, i, &xdp_mode, &zero_copy);
 		hdp_strbuf_printf(o, "hdp_port_info{");
 		port_labels(o, p);
 		hdp_strbuf_printf(o, ",");
 		label(o, "peer", f->ports[p->cfg.peer].cfg.ifname);
 		hdp_strbuf_printf(o, ",xdp_mode=\"%s\",zero_copy=\"%s\",busy_poll=\"%s\"} 1\n",
-				  p->xdp_mode ? p->xdp_mode : "none",
-				  p->zerocopy ? "on" : "off", f->cfg->busy_poll ? "on" : "off");
+				  xdp_mode, zero_copy ? "on" : "off", f->cfg->busy_poll ? "on" : "off");
 	}
 	per_port(o, f, "hdp_port_rx_packets_total", "Frames received from the port's RX ring.",
 		 rx_packets);

@@ -124,18 +124,19 @@ int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 	for (unsigned i = 0; i < f->nports; i++) {
 		struct hdp_port_stats *s = &f->ports[i].stats;
 		struct hdp_xsk_kstats k;
+		const char *xdp_mode;
+		bool zero_copy;
 
 		hdp_fwd_port_kstats(f, i, &k);
 		hdp_strbuf_printf(&o, "%s{\"ifname\":", i ? "," : "");
 		hdp_strbuf_json_string(&o, f->ports[i].cfg.ifname);
 		hdp_strbuf_printf(&o, ",\"queue\":%u,\"worker\":%u,\"peer\":", f->ports[i].cfg.queue,
-		    f->nworkers ? i % f->nworkers : 0);
+		    hdp_fwd_port_worker(i, f->nworkers));
 		hdp_strbuf_json_string(&o, f->ports[f->ports[i].cfg.peer].cfg.ifname);
+		hdp_fwd_port_mode(f, i, &xdp_mode, &zero_copy);
 		hdp_strbuf_printf(&o, ",\"busy_poll\":%s,\"napi_id\":%u,\"xdp_mode\":\"%s\","
 		    "\"zero_copy\":%s", f->cfg->busy_poll ? "true" : "false",
-		    fwd_port_napi_id(&f->ports[i]),
-		    f->ports[i].xdp_mode ? f->ports[i].xdp_mode : "none",
-		    f->ports[i].zerocopy ? "true" : "false");
+		    fwd_port_napi_id(&f->ports[i]), xdp_mode, zero_copy ? "true" : "false");
 		hdp_strbuf_printf(&o, ",\"rx_packets\":%llu,\"rx_bytes\":%llu,\"tx_packets\":%llu,"
 			"\"tx_bytes\":%llu,\"drops\":{\"invalid_desc\":%llu,\"runt\":%llu,"
 			"\"tx_full\":%llu,\"copy\":%llu},\"fill_empty\":%llu,"

@@ -78,6 +78,15 @@ struct hdp_fwd_cfg {
 	struct hdp_harden_config harden;
 };
 
+/*
+ * Which worker receives port @i: workers take the ports in turn. The queue
+ * expansion orders ports so that this spreads each interface's queues.
+ */
+static inline unsigned hdp_fwd_port_worker(unsigned i, unsigned nworkers)
+{
+	return nworkers ? i % nworkers : 0;
+}
+
 /* Built-in defaults: io mode, one unpinned worker, 8192 frames of 2 KiB. */
 void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg);
 
@@ -120,6 +129,8 @@ int hdp_mac_parse(const char *s, uint8_t mac[6]);
 int hdp_mac_of_interface(const char *ifname, uint8_t mac[6]);
 
 int hdp_fwd_mode_parse(const char *name, enum hdp_fwd_mode *out);
+const char *hdp_xdp_mode_name(enum hdp_xdp_mode m);	/* as the keys read them */
+const char *hdp_zero_copy_name(enum hdp_zero_copy z);
 const char *hdp_fwd_mode_name(enum hdp_fwd_mode mode);
 
 /*
