@@ -26,12 +26,16 @@ struct hdp_dpdk_lcore {
 struct hdp_dpdk_pool {
 	struct rte_mempool *mp;
 	struct rte_ring *ring;
-	struct hdp_harden_pool hp;	/* set up when the first object arrives */
+	struct hdp_harden_pool hp;	/* set up when the last object arrives */
 	bool hp_ready;			/* hp describes every object */
 	bool applied;			/* the profile is on: hooks run */
 	bool populating;		/* objects arrive: no hooks yet */
-	bool contiguous;		/* every object inside hp's span */
-	uint32_t *starts;		/* per index: where in its slot that object's area starts */
+	bool inside;			/* every object inside its chunk's slots */
+	/* The chunks DPDK populated the pool with, in the order it gave them. */
+	struct hdp_harden_chunk *chunks;
+	uint32_t chunk_count;
+	uint32_t slots;			/* over every chunk */
+	uint32_t *starts;		/* per slot: where in it that object's area starts */
 	bool is_mbuf;
 	uint32_t populated;
 	size_t area_off;		/* hardened area: offset in the element */

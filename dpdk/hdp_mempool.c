@@ -9,11 +9,13 @@
  * the header must survive a free, since rte_mbuf_raw_alloc does not set
  * it up again.
  *
- * hdp's per-object state wants the objects in one chunk of memory: DPDK
- * gives one with EAL --iova-mode=va (with pa, only if it finds one
- * IOVA-contiguous run; else pool creation fails and says so). Objects
- * arriving during populate skip the hooks: their mbuf headers are written
- * (rte_pktmbuf_init) only after they are "free".
+ * DPDK gives a pool's memory in one chunk or in many (IOVA-contiguous runs
+ * in PA mode, hugepage by hugepage with --legacy-mem, whatever an
+ * application passes to rte_mempool_populate_*): hdp indexes objects over
+ * every chunk (hdp_harden_chunk) and turns the profile on once the last
+ * object has arrived. Objects arriving during populate skip the hooks:
+ * their mbuf headers are written (rte_pktmbuf_init) only after they are
+ * "free".
  */
 #include "dpdk_internal.h"
 
@@ -79,7 +81,7 @@ static int hdp_ops_alloc(struct rte_mempool *mp)
 	pd->is_mbuf = looks_like_mbuf_pool(mp, &room, &priv);
 	pd->area_off = pd->is_mbuf ? sizeof(struct rte_mbuf) + priv : 0;
 	pd->area_len = pd->is_mbuf ? room : mp->elt_size;
-	pd->contiguous = true;
+	pd->inside = true;
 	rte_spinlock_init(&pd->foreign_lock);
 	mp->pool_data = pd;
 	hdp_dpdk_pools_add(pd);
@@ -97,87 +99,138 @@ static void hdp_ops_free(struct rte_mempool *mp)
 	if (pd->hp_ready)
 		hdp_harden_pool_fini(&pd->hp);
 	rte_free(pd->starts);
+	rte_free(pd->chunks);
 	rte_free(pd);
 	mp->pool_data = NULL;
 }
 
 struct populate_ctx {
 	struct hdp_dpdk_pool *pd;
+	const struct hdp_harden_chunk *chunk;
 	rte_mempool_populate_obj_cb_t *obj_cb;
 	void *obj_cb_arg;
 };
 
 /*
  * DPDK keeps objects from straddling a page, so they are not evenly spaced:
- * hdp indexes each by its distance from the first divided by the stride
- * (distinct, since objects do not overlap) and remembers where in its
- * stride-sized slot each one starts (less than the stride, so 32 bits
+ * hdp indexes each by its distance from its chunk's first slot divided by
+ * the stride (distinct, since objects do not overlap) and remembers where
+ * in that stride-sized slot it starts (less than the stride, so 32 bits
  * whatever the size of the chunk), to tell an object from a pointer into one.
  */
 static void note_object(struct rte_mempool *mp, void *opaque, void *obj, rte_iova_t iova)
 {
 	struct populate_ctx *c = opaque;
 	struct hdp_dpdk_pool *pd = c->pd;
-	uintptr_t area = (uintptr_t)obj + pd->area_off;
+	uintptr_t area = (uintptr_t)obj + pd->area_off, off = area - c->chunk->base;
 
-	if (pd->hp_ready && area >= pd->hp.base && area - pd->hp.base < pd->hp.objs_len) {
-		uintptr_t off = area - pd->hp.base;
-
-		pd->starts[off / pd->hp.stride] = (uint32_t)(off % pd->hp.stride);
-	} else {
-		pd->contiguous = false;
-	}
+	if (area >= c->chunk->base && off < c->chunk->len)
+		pd->starts[c->chunk->first + off / elt_stride(mp)] =
+			(uint32_t)(off % elt_stride(mp));
+	else
+		pd->inside = false;
 	pd->populated++;
 	c->obj_cb(mp, c->obj_cb_arg, obj, iova);
 }
 
+/*
+ * Room for one more chunk of @slots slots; the new slots start unknown
+ * (UINT32_MAX: no object starts there). 0 or -ENOMEM.
+ */
+static int grow_tables(struct hdp_dpdk_pool *pd, uint32_t slots)
+{
+	struct hdp_harden_chunk *chunks;
+	uint32_t *starts;
+
+	if (slots > UINT32_MAX - pd->slots)
+		return -ENOMEM;
+	chunks = rte_realloc(pd->chunks, (pd->chunk_count + 1) * sizeof(*chunks), 0);
+	if (!chunks)
+		return -ENOMEM;
+	pd->chunks = chunks;
+	starts = rte_realloc(pd->starts, ((size_t)pd->slots + slots) * sizeof(*starts), 0);
+	if (!starts)
+		return -ENOMEM;
+	pd->starts = starts;
+	memset(starts + pd->slots, 0xff, (size_t)slots * sizeof(*starts));
+	return 0;
+}
+
+/* Every object is in: index them and turn the profile on. */
+static int harden_pool_ready(struct rte_mempool *mp, struct hdp_dpdk_pool *pd)
+{
+	bool one = pd->chunk_count == 1;
+	struct hdp_harden_pool_desc d = {
+		.name = mp->name, .base = pd->chunks[0].base,
+		.obj_size = pd->area_len, .obj_stride = elt_stride(mp),
+		.obj_count = pd->slots, .on_violation = pd->profile.on_violation,
+		/* One chunk: the same single-span index as hdp's own pools. */
+		.chunks = one ? NULL : pd->chunks, .chunk_count = one ? 0 : pd->chunk_count,
+	};
+	char text[256];
+	int ret;
+
+	ret = hdp_harden_pool_init(&pd->hp, &d);
+	if (ret)
+		return ret;
+	pd->hp_ready = true;
+	if (hdp_harden_pool_apply(&pd->hp, &pd->profile, pd->excluded, pd->why))
+		return -EINVAL;
+	pd->applied = true;
+	hdp_profile_format(&pd->hp.current, text, sizeof(text));
+	hdp_log(HDP_LOG_INFO, "mempool %s (%s, %u objects in %u chunk%s): %s%s%s", mp->name,
+		pd->is_mbuf ? "mbufs: data room hardened, headers untouched" : "whole objects",
+		mp->size, pd->chunk_count, one ? "" : "s", text, pd->why[0] ? "; excluded: " : "",
+		pd->why);
+	return 0;
+}
+
+/*
+ * An element starts at least header_size into the chunk and ends inside
+ * it, so its area lies at most len - stride past the chunk's first slot:
+ * len / stride slots hold every object, and they end before the next
+ * chunk's first slot, wherever that chunk is.
+ */
 static int hdp_ops_populate(struct rte_mempool *mp, unsigned int max_objs, void *vaddr,
 			    rte_iova_t iova, size_t len, rte_mempool_populate_obj_cb_t *obj_cb,
 			    void *obj_cb_arg)
 {
 	struct hdp_dpdk_pool *pd = mp->pool_data;
-	struct populate_ctx c = { pd, obj_cb, obj_cb_arg };
-	char text[256];
+	size_t stride = elt_stride(mp), slots = len / stride;
+	struct hdp_harden_chunk *chunk;
+	struct populate_ctx c = { pd, NULL, obj_cb, obj_cb_arg };
 	int n;
 
 	if (pd->hp_ready) {
-		hdp_log(HDP_LOG_ERR, "mempool %s: DPDK gave its objects in more than one chunk of "
-			"memory, which hdp cannot index (with EAL --iova-mode=pa it must find one "
-			"IOVA-contiguous chunk: try --iova-mode=va)", mp->name);
+		hdp_log(HDP_LOG_ERR, "mempool %s: more memory given after every object was in",
+			mp->name);
 		return -EINVAL;
 	}
-	/* The whole chunk, from where the first object's area can start. */
-	struct hdp_harden_pool_desc d = {
-		.name = mp->name, .base = (uintptr_t)vaddr + mp->header_size + pd->area_off,
-		.obj_size = pd->area_len, .obj_stride = elt_stride(mp),
-		.obj_count = (uint32_t)(len / elt_stride(mp) + 1),
-		.on_violation = pd->profile.on_violation,
-	};
-	pd->starts = rte_malloc("hdp_starts", d.obj_count * sizeof(*pd->starts), 0);
-	if (!pd->starts || hdp_harden_pool_init(&pd->hp, &d))
+	if (slots == 0)
+		return 0;	/* too small for one object: DPDK moves on */
+	if (slots > UINT32_MAX || grow_tables(pd, (uint32_t)slots))
 		return -ENOMEM;
-	memset(pd->starts, 0xff, d.obj_count * sizeof(*pd->starts));
-	pd->hp_ready = true;
+	chunk = &pd->chunks[pd->chunk_count];
+	*chunk = (struct hdp_harden_chunk){
+		.base = (uintptr_t)vaddr + mp->header_size + pd->area_off,
+		.len = slots * stride, .first = pd->slots,
+	};
+	c.chunk = chunk;
 	pd->populating = true;
 	n = rte_mempool_op_populate_helper(mp, 0, max_objs, vaddr, iova, len, note_object, &c);
 	pd->populating = false;
-	if (n < 0)
+	if (n <= 0)
 		return n;
-	if (!pd->contiguous) {
+	pd->chunk_count++;
+	pd->slots += (uint32_t)slots;
+	if (!pd->inside) {
 		hdp_log(HDP_LOG_ERR, "mempool %s: an object lies outside the chunk DPDK gave; "
 			"hdp cannot track it", mp->name);
 		return -EINVAL;
 	}
 	if (pd->populated < mp->size)
 		return n;
-	if (hdp_harden_pool_apply(&pd->hp, &pd->profile, pd->excluded, pd->why))
-		return -EINVAL;
-	pd->applied = true;
-	hdp_profile_format(&pd->hp.current, text, sizeof(text));
-	hdp_log(HDP_LOG_INFO, "mempool %s (%s, %u objects): %s%s%s", mp->name,
-		pd->is_mbuf ? "mbufs: data room hardened, headers untouched" : "whole objects",
-		mp->size, text, pd->why[0] ? "; excluded: " : "", pd->why);
-	return n;
+	return harden_pool_ready(mp, pd) ? -EINVAL : n;
 }
 
 /*
@@ -186,13 +239,14 @@ static int hdp_ops_populate(struct rte_mempool *mp, unsigned int max_objs, void 
  */
 static enum hdp_violation_kind area_of(struct hdp_dpdk_pool *pd, void *obj, void **area)
 {
-	uintptr_t a = (uintptr_t)obj + pd->area_off, off = a - pd->hp.base;
+	uintptr_t a = (uintptr_t)obj + pd->area_off;
+	size_t in_slot;
+	uint32_t idx;
 
 	*area = (void *)a;
-	if (a < pd->hp.base || off >= pd->hp.objs_len)
+	if (!hdp_harden_slot(&pd->hp, a, &idx, &in_slot))
 		return HDP_V_FREE_FOREIGN;
-	return pd->starts[off / pd->hp.stride] == off % pd->hp.stride ? HDP_V__COUNT
-								     : HDP_V_FREE_INTERIOR;
+	return pd->starts[idx] == in_slot ? HDP_V__COUNT : HDP_V_FREE_INTERIOR;
 }
 
 /*

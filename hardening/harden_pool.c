@@ -14,9 +14,75 @@
 #include <string.h>
 #include <time.h>
 
+static int chunk_by_base(const void *a, const void *b)
+{
+	const struct hdp_harden_chunk *x = a, *y = b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+static int chunk_by_first(const void *a, const void *b)
+{
+	const struct hdp_harden_chunk *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Do two chunks claim one slot index? (Sorted by index: neighbours tell.) */
+static bool indexes_overlap(struct hdp_harden_chunk *c, uint32_t n, size_t stride)
+{
+	qsort(c, n, sizeof(*c), chunk_by_first);
+	for (uint32_t i = 0; i + 1 < n; i++)
+		if (c[i + 1].first - c[i].first < c[i].len / stride)
+			return true;
+	return false;
+}
+
+/*
+ * Several chunks: sorted by address for hdp_harden_slot, each a whole
+ * number of slots, none overlapping the next, their indexes inside the
+ * pool's count. base and objs_len become their span.
+ */
+static int take_chunks(struct hdp_harden_pool *hp, const struct hdp_harden_pool_desc *d)
+{
+	struct hdp_harden_chunk *c;
+
+	c = malloc(d->chunk_count * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, d->chunks, d->chunk_count * sizeof(*c));
+	if (indexes_overlap(c, d->chunk_count, d->obj_stride)) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': two of its %u chunks claim the same slots",
+			d->name, d->chunk_count);
+		free(c);
+		return -EINVAL;
+	}
+	qsort(c, d->chunk_count, sizeof(*c), chunk_by_base);
+	for (uint32_t i = 0; i < d->chunk_count; i++) {
+		size_t slots = c[i].len / d->obj_stride;
+
+		if (c[i].len % d->obj_stride || slots > d->obj_count ||
+		    c[i].first > d->obj_count - slots ||
+		    (i + 1 < d->chunk_count && c[i + 1].base - c[i].base < c[i].len)) {
+			hdp_log(HDP_LOG_ERR, "pool '%s': chunk %u (%zu bytes at %#lx, slot %u) "
+				"overlaps another or lies outside the pool's %u slots", d->name,
+				i, c[i].len, (unsigned long)c[i].base, c[i].first, d->obj_count);
+			free(c);
+			return -EINVAL;
+		}
+	}
+	hp->chunks = c;
+	hp->chunk_count = d->chunk_count;
+	hp->base = c[0].base;
+	hp->objs_len = c[d->chunk_count - 1].base + c[d->chunk_count - 1].len - c[0].base;
+	return 0;
+}
+
 int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 			 const struct hdp_harden_pool_desc *d)
 {
+	int ret;
+
 	memset(hp, 0, sizeof(*hp));
 	hp->base = d->base;
 	hp->obj_size = d->obj_size;
@@ -26,11 +92,19 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 	hp->stride_shift = (d->obj_stride & (d->obj_stride - 1)) ? UINT32_MAX
 			 : (uint32_t)__builtin_ctzl(d->obj_stride);
 	hp->name = d->name;
+	if (d->chunks && d->chunk_count) {
+		ret = take_chunks(hp, d);
+		if (ret)
+			return ret;
+	}
 	/* calloc: untouched pages cost nothing until objects are tracked. */
 	hp->meta = calloc(d->obj_count, sizeof(*hp->meta));
 	atomic_init(&hp->epoch, 0);
-	if (!hp->meta)
+	if (!hp->meta) {
+		free(hp->chunks);
+		hp->chunks = NULL;
 		return -ENOMEM;
+	}
 	atomic_init(&hp->word, (uint64_t)d->on_violation << HDP_HW_POLICY_SHIFT);
 	pthread_mutex_init(&hp->apply_lock, NULL);
 	/* Until a profile is applied: nothing on but the pool's policy. */
@@ -49,7 +123,9 @@ void hdp_harden_pool_fini(struct hdp_harden_pool *hp)
 {
 	pthread_mutex_destroy(&hp->apply_lock);
 	free((void *)hp->meta);
+	free(hp->chunks);
 	hp->meta = NULL;
+	hp->chunks = NULL;
 }
 
 static unsigned effective_flags(const struct hdp_profile *p, uint32_t excluded,
@@ -119,6 +195,12 @@ static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 		ret = begin_epoch(hp);
 		if (ret)
 			return ret;
+	}
+	/* A tag's neighbours and MTE's mapping assume one run of slots. */
+	if ((flags & HDP_HF_TAG) && hp->chunks) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': tag=%s needs the pool in one chunk of memory; "
+			"it has %u", hp->name, hdp_tag_mode_name(p->tag), hp->chunk_count);
+		return -EINVAL;
 	}
 	if (flags & HDP_HF_TAG) {
 		ops = hdp_tag_backend(p->tag);

@@ -19,6 +19,7 @@ struct burst {
 	struct hdp_harden_tls *t;
 	struct hdp_harden_tls s;	/* the samplers, in registers */
 	struct hdp_obj_meta *meta;
+	const struct hdp_harden_chunk *chunks;	/* NULL: one chunk at base */
 	uintptr_t base;
 	uint32_t shift;			/* log2(stride) or UINT32_MAX */
 	uint32_t count;
@@ -37,7 +38,7 @@ static inline struct burst burst_begin(struct hdp_harden_pool *hp,
 		.hp = hp, .t = t, .w = w, .flags = hdp_hw_flags(w),
 		.s = { .sample_countdown = t->sample_countdown,
 		       .check_countdown = t->check_countdown, .rng = t->rng },
-		.meta = hp->meta, .base = hp->base, .shift = hp->stride_shift,
+		.meta = hp->meta, .chunks = hp->chunks, .base = hp->base, .shift = hp->stride_shift,
 		.count = hp->count, .stride = hp->stride, .obj_size = hp->obj_size,
 		.hardware_tags = hp->tag_ops && hp->tag_ops->hardware_checks,
 		/* After the word: this epoch or a later one (harden.h). */
@@ -59,6 +60,14 @@ static inline uint32_t b_index(const struct burst *b, const void *obj)
 {
 	uintptr_t off = (uintptr_t)obj - b->base;
 
+	/* Several chunks (DPDK): the caller checked the object is one of them. */
+	if (hdp_unlikely(b->chunks != NULL)) {
+		uint32_t idx = 0;
+		size_t in_slot;
+
+		hdp_harden_slot(b->hp, (uintptr_t)obj, &idx, &in_slot);
+		return idx;
+	}
 	if (hdp_likely(b->shift != UINT32_MAX))
 		return (uint32_t)(off >> b->shift);
 	return (uint32_t)(off / b->stride);

@@ -5,7 +5,10 @@
  * init_on_free a freed mbuf's data room is zero and its header intact; an
  * excluded pool keeps its bytes; bad frees are refused and counted; with a
  * cache, the hdp wrappers still wipe each mbuf; pointer tags are refused.
- * Needs root and hugepages (EAL); says why it skips otherwise.
+ * Arguments, if any, are EAL's memory options (run-eal-modes passes each
+ * mode: PA, VA, --in-memory, --legacy-mem, --no-huge); by default in
+ * memory with the IOVA mode EAL picks. Needs root and hugepages (EAL);
+ * says why it skips otherwise.
  */
 #include <hdp/dpdk.h>
 
@@ -40,9 +43,10 @@ static bool header_intact(const struct rte_mbuf *m, struct rte_mempool *mp)
 	       m->nb_segs == 1 && m->next == NULL;
 }
 
+/* 4095 mbufs: 9 MiB, over several hugepages, so several chunks in PA mode. */
 static struct rte_mempool *pool(const char *name, unsigned cache)
 {
-	return rte_pktmbuf_pool_create_by_ops(name, 1023, cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0,
+	return rte_pktmbuf_pool_create_by_ops(name, 4095, cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0,
 					       HDP_DPDK_OPS_NAME);
 }
 
@@ -62,10 +66,11 @@ static struct rte_mbuf *write_and_free(struct rte_mempool *mp, bool wrapper)
 	return m;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	char *eal[] = { "test_dpdk_pool", "-l", "0", "--in-memory", "--no-pci", "--iova-mode=va",
-			"--no-telemetry", "--log-level=lib.eal:error", NULL };
+	char *eal[32] = { "test_dpdk_pool", "-l", "0", "--no-pci", "--no-telemetry",
+			  "--log-level=lib.eal:error" };
+	int neal = 6;
 	struct hdp_dpdk_pool_stats st;
 	struct rte_mempool *hard, *keep, *cached;
 	struct rte_mbuf *m, *m2;
@@ -77,17 +82,25 @@ int main(void)
 	}
 	setenv("HDP_HARDEN", "init_on_free=on,init_check=on,on_violation=report,"
 	       "init_exclude=keep_*,pool.tagged_0.tag=soft", 1);
-	if (rte_eal_init(8, eal) < 0) {
+	if (argc == 1) {
+		eal[neal++] = "--in-memory";
+	}
+	for (int i = 1; i < argc && neal < 31; i++)
+		eal[neal++] = argv[i];
+	if (rte_eal_init(neal, eal) < 0) {
 		printf("1..0 # SKIP EAL cannot start here: %s\n", rte_strerror(rte_errno));
 		return 0;
 	}
-	printf("1..12\n");
+	printf("1..13\n");
 	hard = pool("hard_0", 0);
 	keep = pool("keep_0", 0);
 	cached = pool("cached_0", 64);
 	ok(hard && keep && cached, "three mbuf pools made with the hdp ops");
 	if (!hard || !keep || !cached)
 		return 1;
+	hdp_dpdk_pool_stats_get(hard, &st);
+	printf("# IOVA mode %s: pool hard_0 in %u memory chunk%s\n",
+	       rte_eal_iova_mode() == RTE_IOVA_PA ? "PA" : "VA", st.chunks, st.chunks == 1 ? "" : "s");
 
 	m = write_and_free(hard, false);
 	ok(m && all_bytes(m, 0), "init_on_free: a freed mbuf's data room reads back zero");
@@ -111,6 +124,22 @@ int main(void)
 	   "a foreign and an interior pointer are refused and counted");
 	ok(rte_mempool_avail_count(hard) == hard->size,
 	   "and the pool still holds each object once");
+
+	/* Every mbuf, from every chunk DPDK gave: written, freed, found zero. */
+	static struct rte_mbuf *all[4095];
+	unsigned zero = 0, total = hard->size;
+	uint64_t rejected = st.rejected;
+
+	if (rte_pktmbuf_alloc_bulk(hard, all, total) == 0) {
+		for (unsigned i = 0; i < total; i++)
+			memset(all[i]->buf_addr, 0x5a, all[i]->buf_len);
+		rte_pktmbuf_free_bulk(all, total);
+		for (unsigned i = 0; i < total; i++)
+			zero += all_bytes(all[i], 0);
+	}
+	hdp_dpdk_pool_stats_get(hard, &st);
+	ok(zero == total && st.rejected == rejected && rte_mempool_avail_count(hard) == total,
+	   "every mbuf of every chunk taken, written, freed: each back once, each data room zero");
 
 	m = write_and_free(cached, false);
 	ok(m && !all_bytes(m, 0),

@@ -61,6 +61,7 @@ struct hdp_dpdk_pool_stats {
 	int is_mbuf;
 	uint64_t area_off, area_len;	/* what is hardened in each object */
 	char exclude[128];
+	unsigned chunks;		/* memory chunks DPDK populated it with */
 };
 
 /* Counters and effective profile of @mp: 0, or -ENOENT (not an hdp pool). */

@@ -152,13 +152,31 @@ struct hdp_extent {
 /* Per-object state (harden_internal.h). */
 struct hdp_obj_meta;
 
+/*
+ * A run of object slots one stride apart. A pool is one chunk (AF_XDP's
+ * UMEM, hdp's own pools) or several (a DPDK mempool, made of whatever
+ * memory EAL had): objects are indexed across all of them.
+ */
+struct hdp_harden_chunk {
+	uintptr_t base;			/* slot 0 of the chunk */
+	size_t len;			/* its slots times the stride */
+	uint32_t first;			/* the pool index of its slot 0 */
+};
+
 struct hdp_harden_pool_desc {
 	const char *name;
 	uintptr_t base;
 	size_t obj_size;
 	size_t obj_stride;
-	uint32_t obj_count;
+	uint32_t obj_count;		/* slots over every chunk */
 	enum hdp_policy on_violation;	/* until a profile says otherwise */
+	/*
+	 * Several chunks, or NULL for one of obj_count slots at base. They
+	 * must not overlap; their slots must number 0..obj_count-1 between
+	 * them. Copied.
+	 */
+	const struct hdp_harden_chunk *chunks;
+	uint32_t chunk_count;
 };
 
 /* A pool's hardening state. Embedded in the pool; do not touch. */
@@ -170,6 +188,9 @@ struct hdp_harden_pool {
 	size_t objs_len;
 	uint32_t count;
 	uint32_t stride_shift;		/* log2(stride) or UINT32_MAX */
+	/* Several chunks: sorted by address (base and objs_len: their span). */
+	struct hdp_harden_chunk *chunks;	/* NULL for one */
+	uint32_t chunk_count;
 	struct hdp_obj_meta *meta;
 	_Atomic uint64_t epoch;		/* 1..HDP_EPOCH_MAX; 0 before any */
 	const char *name;
@@ -187,7 +208,44 @@ struct hdp_harden_pool {
 	char exclude_text[128];
 };
 
-/* Set up @hp for a pool: 0, or -ENOMEM. No protection is on yet. */
+/*
+ * The slot holding @a: its index and @a's offset inside it. false when no
+ * chunk holds @a. One division for one chunk; a binary search over the
+ * chunks' bases for several.
+ */
+static inline bool hdp_harden_slot(const struct hdp_harden_pool *hp, uintptr_t a,
+				   uint32_t *idx, size_t *in_slot)
+{
+	uintptr_t base = hp->base;
+	size_t len = hp->objs_len, off;
+	uint32_t first = 0, i;
+
+	if (hdp_unlikely(hp->chunks != NULL)) {
+		uint32_t lo = 0, hi = hp->chunk_count;
+
+		while (hi - lo > 1) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (hp->chunks[mid].base <= a)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		base = hp->chunks[lo].base;
+		len = hp->chunks[lo].len;
+		first = hp->chunks[lo].first;
+	}
+	off = a - base;
+	if (a < base || off >= len)
+		return false;
+	i = hdp_likely(hp->stride_shift != UINT32_MAX) ? (uint32_t)(off >> hp->stride_shift)
+						       : (uint32_t)(off / hp->stride);
+	*idx = first + i;
+	*in_slot = off - (size_t)i * hp->stride;
+	return true;
+}
+
+/* Set up @hp for a pool: 0, -EINVAL (bad chunks) or -ENOMEM. No protection is on yet. */
 int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 			 const struct hdp_harden_pool_desc *desc);
 void hdp_harden_pool_fini(struct hdp_harden_pool *hp);

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * A hardening pool over several chunks of memory, as DPDK populates a
+ * mempool (PA mode, --legacy-mem, an application's own populate calls):
+ * every object of every chunk is indexed to its own record, addresses
+ * between chunks belong to none, and chunk tables that would let two
+ * objects share a record are refused.
+ */
+#include <criterion/criterion.h>
+
+#include <hdp/harden.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "support.h"
+
+TestSuite(harden_chunks, .init = capture_logs);
+
+#define STRIDE 2112		/* not a power of two: the division path */
+#define SLOTS 50
+
+static char *memory;		/* 1 MiB; chunks are carved out of it with gaps */
+
+static void map_memory(void)
+{
+	memory = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(memory, MAP_FAILED);
+}
+
+/* Three chunks, given out of address order, with gaps and odd offsets. */
+static void three_chunks(struct hdp_harden_chunk c[3])
+{
+	c[0] = (struct hdp_harden_chunk){ (uintptr_t)memory + 600000, SLOTS * STRIDE, 0 };
+	c[1] = (struct hdp_harden_chunk){ (uintptr_t)memory + 64, SLOTS * STRIDE, SLOTS };
+	c[2] = (struct hdp_harden_chunk){ (uintptr_t)memory + 300016, SLOTS * STRIDE, 2 * SLOTS };
+}
+
+static int init(struct hdp_harden_pool *hp, const struct hdp_harden_chunk *c, uint32_t n)
+{
+	struct hdp_harden_pool_desc d = {
+		.name = "chunks", .base = c[0].base, .obj_size = 2048, .obj_stride = STRIDE,
+		.obj_count = 3 * SLOTS, .on_violation = HDP_POLICY_REPORT,
+		.chunks = c, .chunk_count = n,
+	};
+
+	return hdp_harden_pool_init(hp, &d);
+}
+
+Test(harden_chunks, every_slot_of_every_chunk_has_its_own_index)
+{
+	struct hdp_harden_chunk c[3];
+	struct hdp_harden_pool hp;
+	unsigned char seen[3 * SLOTS] = { 0 };
+
+	map_memory();
+	three_chunks(c);
+	cr_assert_eq(init(&hp, c, 3), 0);
+	for (int k = 0; k < 3; k++) {
+		for (uint32_t s = 0; s < SLOTS; s++) {
+			uint32_t idx = UINT32_MAX;
+			size_t in_slot = SIZE_MAX;
+
+			cr_assert(hdp_harden_slot(&hp, c[k].base + s * STRIDE + 7, &idx, &in_slot));
+			cr_assert_eq(idx, c[k].first + s, "chunk %d slot %u: index %u", k, s, idx);
+			cr_assert_eq(in_slot, 7);
+			seen[idx]++;
+		}
+	}
+	for (unsigned i = 0; i < 3 * SLOTS; i++)
+		cr_assert_eq(seen[i], 1, "index %u seen %u times", i, seen[i]);
+	hdp_harden_pool_fini(&hp);
+	munmap(memory, 1 << 20);
+}
+
+Test(harden_chunks, addresses_between_and_around_chunks_are_in_none)
+{
+	struct hdp_harden_chunk c[3];
+	struct hdp_harden_pool hp;
+	uintptr_t outside[] = {
+		(uintptr_t)memory,				/* below the lowest */
+		(uintptr_t)memory + 64 + SLOTS * STRIDE,	/* just past a chunk */
+		(uintptr_t)memory + 300015,			/* just before one */
+		(uintptr_t)memory + 600000 + SLOTS * STRIDE,	/* past the highest */
+		(uintptr_t)memory + (1 << 20) - 1,
+	};
+
+	map_memory();
+	three_chunks(c);
+	cr_assert_eq(init(&hp, c, 3), 0);
+	for (size_t i = 0; i < sizeof(outside) / sizeof(outside[0]); i++) {
+		uint32_t idx;
+		size_t in_slot;
+
+		cr_assert_not(hdp_harden_slot(&hp, outside[i], &idx, &in_slot),
+			      "address %zu of the list is in no chunk", i);
+	}
+	hdp_harden_pool_fini(&hp);
+	munmap(memory, 1 << 20);
+}
+
+Test(harden_chunks, objects_of_every_chunk_are_wiped_and_double_frees_caught)
+{
+	struct hdp_harden_chunk c[3];
+	struct hdp_harden_pool hp;
+	struct hdp_harden_tls t = { 0 };
+	struct hdp_profile p;
+	void *objs[3], *out[3];
+
+	map_memory();
+	three_chunks(c);
+	cr_assert_eq(init(&hp, c, 3), 0);
+	hdp_profile_defaults(&p);
+	p.init_on_free = HDP_INIT_FREE_ON;
+	p.init_check = true;
+	p.init_check_sample = 1;
+	p.tag = HDP_TAG_OFF;
+	p.on_violation = HDP_POLICY_REPORT;
+	cr_assert_eq(hdp_harden_pool_apply(&hp, &p, 0, NULL), 0);
+	for (int k = 0; k < 3; k++)
+		objs[k] = (void *)(c[k].base + (k + 3) * STRIDE);
+	hdp_harden_on_alloc(&hp, &t, hdp_harden_word(&hp), objs, 3);
+	for (int k = 0; k < 3; k++)
+		memset(objs[k], 0xee, 2048);
+	cr_assert_eq(hdp_harden_on_free(&hp, &t, hdp_harden_word(&hp), objs, NULL, out, 3), 3);
+	for (int k = 0; k < 3; k++)
+		cr_assert_eq(nonzero_bytes(objs[k], 2048), 0, "chunk %d's object was wiped", k);
+	/* Free again: each one's own record says it is free. */
+	cr_assert_eq(hdp_harden_on_free(&hp, &t, hdp_harden_word(&hp), objs, NULL, out, 3), 0);
+	cr_assert_eq(atomic_load(&hp.violations[HDP_V_DOUBLE_FREE]), 3);
+	/* A stale write into the middle chunk's object is found at its next allocation. */
+	((char *)objs[1])[100] = 1;
+	hdp_harden_on_alloc(&hp, &t, hdp_harden_word(&hp), objs, 3);
+	cr_assert_eq(atomic_load(&hp.violations[HDP_V_WRITE_AFTER_FREE]), 1);
+	hdp_harden_pool_fini(&hp);
+	munmap(memory, 1 << 20);
+}
+
+Test(harden_chunks, chunk_tables_that_share_a_record_are_refused)
+{
+	struct hdp_harden_chunk c[3];
+	struct hdp_harden_pool hp;
+
+	map_memory();
+	three_chunks(c);
+	c[2].base = c[1].base + STRIDE;		/* overlapping memory */
+	cr_assert_eq(init(&hp, c, 3), -EINVAL);
+	cr_assert(log_contains("overlaps another"));
+	three_chunks(c);
+	c[2].first = SLOTS + 1;			/* overlapping indexes */
+	cr_assert_eq(init(&hp, c, 3), -EINVAL);
+	cr_assert(log_contains("claim the same slots"));
+	three_chunks(c);
+	c[2].first = 2 * SLOTS + 1;		/* past the pool's count */
+	cr_assert_eq(init(&hp, c, 3), -EINVAL);
+	three_chunks(c);
+	c[0].len = SLOTS * STRIDE - 1;		/* not whole slots */
+	cr_assert_eq(init(&hp, c, 3), -EINVAL);
+	munmap(memory, 1 << 20);
+}
+
+Test(harden_chunks, tags_are_refused_over_several_chunks)
+{
+	struct hdp_harden_chunk c[3];
+	struct hdp_harden_pool hp;
+	struct hdp_profile p;
+
+	map_memory();
+	three_chunks(c);
+	cr_assert_eq(init(&hp, c, 3), 0);
+	hdp_profile_defaults(&p);
+	p.tag = HDP_TAG_SOFT;
+	cr_assert_eq(hdp_harden_pool_apply(&hp, &p, 0, NULL), -EINVAL);
+	cr_assert(log_contains("needs the pool in one chunk"));
+	hdp_harden_pool_fini(&hp);
+	munmap(memory, 1 << 20);
+}
