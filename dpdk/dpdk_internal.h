@@ -64,20 +64,23 @@ void hdp_dpdk_pools_foreach(void (*fn)(struct hdp_dpdk_pool *pd, void *arg), voi
 /* The driver's state of @mp, or NULL if @mp does not use the hdp ops. */
 struct hdp_dpdk_pool *hdp_dpdk_pool_of(const struct rte_mempool *mp);
 
-/* This thread's state for @pd (lock held for non-EAL threads). */
-static inline struct hdp_dpdk_lcore *hdp_dpdk_lcore_get(struct hdp_dpdk_pool *pd)
+/*
+ * This thread's state for @pd (lock held for non-EAL threads). @lcore is
+ * rte_lcore_id(), read once per call: from a shared object it is a TLS
+ * lookup through __tls_get_addr.
+ */
+static inline struct hdp_dpdk_lcore *hdp_dpdk_lcore_get(struct hdp_dpdk_pool *pd,
+							unsigned lcore)
 {
-	unsigned lcore = rte_lcore_id();
-
-	if (lcore < RTE_MAX_LCORE)
+	if (hdp_likely(lcore < RTE_MAX_LCORE))
 		return &pd->lcore[lcore];
 	rte_spinlock_lock(&pd->foreign_lock);
 	return &pd->lcore[RTE_MAX_LCORE];
 }
 
-static inline void hdp_dpdk_lcore_put(struct hdp_dpdk_pool *pd)
+static inline void hdp_dpdk_lcore_put(struct hdp_dpdk_pool *pd, unsigned lcore)
 {
-	if (rte_lcore_id() >= RTE_MAX_LCORE)
+	if (hdp_unlikely(lcore >= RTE_MAX_LCORE))
 		rte_spinlock_unlock(&pd->foreign_lock);
 }
 

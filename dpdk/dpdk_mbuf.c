@@ -25,12 +25,13 @@ static unsigned zero_flags(struct hdp_dpdk_pool *pd)
 
 static void wipe(struct hdp_dpdk_pool *pd, struct rte_mbuf *m, size_t len)
 {
+	unsigned lcore = rte_lcore_id();
 	struct hdp_dpdk_lcore *l;
 
 	memset((char *)m + pd->area_off, 0, len);
-	l = hdp_dpdk_lcore_get(pd);
+	l = hdp_dpdk_lcore_get(pd, lcore);
 	hdp_counter_add(&l->tls.c.bytes_wiped, len);
-	hdp_dpdk_lcore_put(pd);
+	hdp_dpdk_lcore_put(pd, lcore);
 }
 
 int hdp_dpdk_mbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **mbufs,

@@ -31,7 +31,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#define OBJS_MAX 512	/* RTE_MEMPOOL_CACHE_MAX_SIZE: the largest bulk */
+#define STEP 64		/* objects through the hooks at a time */
 
 static size_t elt_stride(const struct rte_mempool *mp)
 {
@@ -166,6 +166,8 @@ static int harden_pool_ready(struct rte_mempool *mp, struct hdp_dpdk_pool *pd)
 		.obj_count = pd->slots, .on_violation = pd->profile.on_violation,
 		/* One chunk: the same single-span index as hdp's own pools. */
 		.chunks = one ? NULL : pd->chunks, .chunk_count = one ? 0 : pd->chunk_count,
+		/* With no cache, objects come back in FIFO order through the whole pool. */
+		.cold_objects = true,
 	};
 	char text[256];
 	int ret;
@@ -237,7 +239,8 @@ static int hdp_ops_populate(struct rte_mempool *mp, unsigned int max_objs, void 
  * Where the hardened area of @obj is; HDP_V__COUNT when @obj is one of this
  * pool's objects, else the kind of bad free it is.
  */
-static enum hdp_violation_kind area_of(struct hdp_dpdk_pool *pd, void *obj, void **area)
+static inline __attribute__((always_inline)) enum hdp_violation_kind
+area_of(struct hdp_dpdk_pool *pd, void *obj, void **area)
 {
 	uintptr_t a = (uintptr_t)obj + pd->area_off;
 	size_t in_slot;
@@ -291,57 +294,124 @@ static unsigned valid_areas(struct hdp_dpdk_pool *pd, void * const *objs, unsign
 	return good;
 }
 
-static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned int n)
+/*
+ * Are all @n one of the pool's objects? (Nothing to do but that check.)
+ * One chunk, the usual case: the pool's fields in registers, no branch
+ * per object.
+ */
+static bool all_valid(struct hdp_dpdk_pool *pd, void * const *objs, unsigned n)
 {
-	struct hdp_dpdk_pool *pd = mp->pool_data;
-	void *areas[OBJS_MAX], *kept[OBJS_MAX];
-	struct hdp_extent ext[OBJS_MAX];
-	struct hdp_dpdk_lcore *l;
-	unsigned flags;
-	uint64_t w;
+	const struct hdp_harden_pool *hp = &pd->hp;
+	uintptr_t base = hp->base - pd->area_off;
+	const uint32_t *starts = pd->starts;
+	uint64_t magic = hp->stride_magic;
+	size_t len = hp->objs_len, stride = hp->stride;
+	uint32_t shift = hp->stride_shift;
+	bool good = true;
 
-	if (pd->populating || !pd->applied)
-		return rte_ring_mp_enqueue_bulk(pd->ring, objs, n, NULL) ? 0 : -ENOBUFS;
-	w = hdp_harden_word(&pd->hp);
-	flags = hdp_hw_flags(w);
-	l = hdp_dpdk_lcore_get(pd);
+	if (hp->chunks) {
+		for (unsigned i = 0; i < n; i++) {
+			void *area;
+
+			good &= area_of(pd, objs[i], &area) == HDP_V__COUNT;
+		}
+		return good;
+	}
+	for (unsigned i = 0; i < n && good; i++) {
+		size_t off = (uintptr_t)objs[i] - base;
+		uint32_t idx;
+
+		if (hdp_unlikely(off >= len))
+			return false;
+		idx = hdp_harden_div_stride(shift, magic, stride, off);
+		good = starts[idx] == off - (size_t)idx * stride;
+	}
+	return good;
+}
+
+/*
+ * @n objects back into the ring, STEP at a time through the hooks: the
+ * arrays stay small (a DPDK bulk is at most 512), so no stack probing and
+ * no cache lines spent on them. Returns how many were refused, or -1 if
+ * the ring was full (it cannot be: it holds the whole pool).
+ */
+static int enqueue_hooked(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, uint64_t w,
+			  void * const *objs, unsigned n)
+{
+	unsigned flags = hdp_hw_flags(w), refused = 0;
+
 	while (n) {
-		unsigned k = n < OBJS_MAX ? n : OBJS_MAX, good, out;
-		void * const *put = kept;
+		void *areas[STEP], *kept[STEP];
+		struct hdp_extent ext[STEP];
+		unsigned k = n < STEP ? n : STEP, good, out;
 
 		good = valid_areas(pd, objs, k, areas, ext, flags & HDP_HF_INIT_USED);
 		if (flags & HDP_HF_HOOKS) {
 			out = hdp_harden_on_free(&pd->hp, &l->tls, w, areas,
 						 (flags & HDP_HF_INIT_USED) ? ext : NULL, kept, good);
-			for (unsigned i = 0; i < out; i++)
-				kept[i] = (char *)kept[i] - pd->area_off;
-		} else if (good == k) {
-			/* No hook on, every pointer good: the objects go as they came. */
-			out = k;
-			put = objs;
 		} else {
-			for (unsigned i = 0; i < good; i++)
-				kept[i] = (char *)areas[i] - pd->area_off;
+			memcpy(kept, areas, good * sizeof(*kept));
 			out = good;
 		}
-		if (out && !rte_ring_mp_enqueue_bulk(pd->ring, put, out, NULL)) {
-			hdp_dpdk_lcore_put(pd);
-			return -ENOBUFS;
-		}
-		hdp_counter_add(&l->frees, out);
-		if (out < k)
-			hdp_counter_add(&l->rejected, k - out);
+		for (unsigned i = 0; i < out; i++)
+			kept[i] = (char *)kept[i] - pd->area_off;
+		if (out && !rte_ring_mp_enqueue_bulk(pd->ring, kept, out, NULL))
+			return -1;
+		refused += k - out;
 		objs += k;
 		n -= k;
 	}
-	hdp_dpdk_lcore_put(pd);
-	return 0;
+	return (int)refused;
+}
+
+static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned int n)
+{
+	struct hdp_dpdk_pool *pd = mp->pool_data;
+	struct hdp_dpdk_lcore *l;
+	unsigned lcore;
+	uint64_t w;
+	int refused = 0;
+
+	if (pd->populating || !pd->applied)
+		return rte_ring_mp_enqueue_bulk(pd->ring, objs, n, NULL) ? 0 : -ENOBUFS;
+	w = hdp_harden_word(&pd->hp);
+	lcore = rte_lcore_id();
+	l = hdp_dpdk_lcore_get(pd, lcore);
+	/* No hook on and every pointer good: the objects go as they came, at once. */
+	if (!(hdp_hw_flags(w) & HDP_HF_HOOKS) && all_valid(pd, objs, n)) {
+		if (!rte_ring_mp_enqueue_bulk(pd->ring, objs, n, NULL))
+			refused = -1;
+	} else {
+		refused = enqueue_hooked(pd, l, w, objs, n);
+	}
+	if (refused >= 0) {
+		hdp_counter_add(&l->frees, n - (unsigned)refused);
+		if (refused)
+			hdp_counter_add(&l->rejected, (unsigned)refused);
+	}
+	hdp_dpdk_lcore_put(pd, lcore);
+	return refused < 0 ? -ENOBUFS : 0;
+}
+
+/*
+ * The line where a fresh mbuf's data starts, asked for with intent to
+ * write, for the whole bulk at once: init_check reads it in a moment, and
+ * init_on_free=used writes it when the mbuf comes back. Otherwise, in a
+ * pool cycled in FIFO order, each is a miss taken one at a time, and the
+ * ring's locked instruction waits for the wipe's stores to own their
+ * lines before the bulk can go back.
+ */
+static void prefetch_data_lines(struct hdp_dpdk_pool *pd, void * const *objs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		__builtin_prefetch((char *)objs[i] + pd->area_off + RTE_PKTMBUF_HEADROOM, 1, 3);
 }
 
 static int hdp_ops_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
 {
 	struct hdp_dpdk_pool *pd = mp->pool_data;
 	struct hdp_dpdk_lcore *l;
+	unsigned lcore;
 	uint64_t w;
 
 	if (!rte_ring_mc_dequeue_bulk(pd->ring, objs, n, NULL))
@@ -349,18 +419,21 @@ static int hdp_ops_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
 	if (!pd->applied)
 		return 0;
 	w = hdp_harden_word(&pd->hp);
-	l = hdp_dpdk_lcore_get(pd);
+	if (pd->is_mbuf && (hdp_hw_flags(w) & (HDP_HF_INIT_USED | HDP_HF_INIT_CHECK)))
+		prefetch_data_lines(pd, objs, n);
+	lcore = rte_lcore_id();
+	l = hdp_dpdk_lcore_get(pd, lcore);
 	hdp_counter_add(&l->allocs, n);
-	for (unsigned i = 0; (hdp_hw_flags(w) & HDP_HF_HOOKS) && i < n; i += OBJS_MAX) {
-		void *areas[OBJS_MAX];
-		unsigned k = n - i < OBJS_MAX ? n - i : OBJS_MAX;
+	for (unsigned i = 0; (hdp_hw_flags(w) & HDP_HF_HOOKS) && i < n; i += STEP) {
+		void *areas[STEP];
+		unsigned k = n - i < STEP ? n - i : STEP;
 
 		for (unsigned j = 0; j < k; j++)
 			areas[j] = (char *)objs[i + j] + pd->area_off;
 		/* Tags are off for DPDK pools: the pointers come back unchanged. */
 		hdp_harden_on_alloc(&pd->hp, &l->tls, w, areas, k);
 	}
-	hdp_dpdk_lcore_put(pd);
+	hdp_dpdk_lcore_put(pd, lcore);
 	return 0;
 }
 

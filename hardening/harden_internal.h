@@ -31,11 +31,7 @@ struct hdp_obj_meta {
 
 static inline uint32_t obj_index(const struct hdp_harden_pool *hp, uintptr_t u)
 {
-	uintptr_t off = u - hp->base;
-
-	if (hdp_likely(hp->stride_shift != UINT32_MAX))
-		return (uint32_t)(off >> hp->stride_shift);
-	return (uint32_t)(off / hp->stride);
+	return hdp_harden_div_stride(hp->stride_shift, hp->stride_magic, hp->stride, u - hp->base);
 }
 
 static inline uint64_t epoch_now(struct hdp_harden_pool *hp)

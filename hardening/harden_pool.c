@@ -38,6 +38,38 @@ static bool indexes_overlap(struct hdp_harden_chunk *c, uint32_t n, size_t strid
 	return false;
 }
 
+#define CHUNK_MAP_MAX (1u << 20)	/* 4 MiB of map at most */
+
+/*
+ * The chunk map (harden.h): granules no longer than the shortest chunk,
+ * so that no granule sees more than one chunk start after its own; none
+ * when the span would need more than CHUNK_MAP_MAX granules.
+ */
+static void build_chunk_map(struct hdp_harden_pool *hp)
+{
+	size_t shortest = SIZE_MAX, len;
+	uint32_t shift, c = 0;
+
+	for (uint32_t i = 0; i < hp->chunk_count; i++)
+		shortest = hp->chunks[i].len < shortest ? hp->chunks[i].len : shortest;
+	shift = 63 - (uint32_t)__builtin_clzl(shortest);
+	len = ((hp->objs_len - 1) >> shift) + 1;
+	if (len > CHUNK_MAP_MAX)
+		return;
+	hp->chunk_map = malloc(len * sizeof(*hp->chunk_map));
+	if (!hp->chunk_map)
+		return;		/* the binary search works as well, slower */
+	for (size_t g = 0; g < len; g++) {
+		uintptr_t start = hp->base + (g << shift);
+
+		while (c + 1 < hp->chunk_count && hp->chunks[c + 1].base <= start)
+			c++;
+		hp->chunk_map[g] = c;
+	}
+	hp->map_len = len;
+	hp->map_shift = shift;
+}
+
 /*
  * Several chunks: sorted by address for hdp_harden_slot, each a whole
  * number of slots, none overlapping the next, their indexes inside the
@@ -75,7 +107,26 @@ static int take_chunks(struct hdp_harden_pool *hp, const struct hdp_harden_pool_
 	hp->chunk_count = d->chunk_count;
 	hp->base = c[0].base;
 	hp->objs_len = c[d->chunk_count - 1].base + c[d->chunk_count - 1].len - c[0].base;
+	build_chunk_map(hp);
 	return 0;
+}
+
+/*
+ * ceil(2^64 / stride) when it divides every offset in a chunk exactly
+ * (offset * stride < 2^64: the error of the rounded-up reciprocal stays
+ * under one stride), else 0 and hdp_harden_div_stride divides.
+ */
+static uint64_t stride_magic(const struct hdp_harden_pool *hp)
+{
+	size_t longest = hp->chunks ? 0 : hp->objs_len;
+
+	if (hp->stride_shift != UINT32_MAX || hp->stride < 2)
+		return 0;
+	for (uint32_t i = 0; hp->chunks && i < hp->chunk_count; i++)
+		longest = hp->chunks[i].len > longest ? hp->chunks[i].len : longest;
+	if (longest > UINT64_MAX / hp->stride)
+		return 0;
+	return UINT64_MAX / hp->stride + 1;
 }
 
 int hdp_harden_pool_init(struct hdp_harden_pool *hp,
@@ -92,17 +143,21 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 	hp->stride_shift = (d->obj_stride & (d->obj_stride - 1)) ? UINT32_MAX
 			 : (uint32_t)__builtin_ctzl(d->obj_stride);
 	hp->name = d->name;
+	hp->cold_objects = d->cold_objects;
 	if (d->chunks && d->chunk_count) {
 		ret = take_chunks(hp, d);
 		if (ret)
 			return ret;
 	}
+	hp->stride_magic = stride_magic(hp);
 	/* calloc: untouched pages cost nothing until objects are tracked. */
 	hp->meta = calloc(d->obj_count, sizeof(*hp->meta));
 	atomic_init(&hp->epoch, 0);
 	if (!hp->meta) {
 		free(hp->chunks);
+		free(hp->chunk_map);
 		hp->chunks = NULL;
+		hp->chunk_map = NULL;
 		return -ENOMEM;
 	}
 	atomic_init(&hp->word, (uint64_t)d->on_violation << HDP_HW_POLICY_SHIFT);
@@ -124,8 +179,10 @@ void hdp_harden_pool_fini(struct hdp_harden_pool *hp)
 	pthread_mutex_destroy(&hp->apply_lock);
 	free((void *)hp->meta);
 	free(hp->chunks);
+	free(hp->chunk_map);
 	hp->meta = NULL;
 	hp->chunks = NULL;
+	hp->chunk_map = NULL;
 }
 
 static unsigned effective_flags(const struct hdp_profile *p, uint32_t excluded,

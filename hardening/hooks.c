@@ -22,11 +22,13 @@ struct burst {
 	const struct hdp_harden_chunk *chunks;	/* NULL: one chunk at base */
 	uintptr_t base;
 	uint32_t shift;			/* log2(stride) or UINT32_MAX */
+	uint64_t magic;			/* else the stride's reciprocal, or 0 */
 	uint32_t count;
 	size_t stride, obj_size;
 	uint64_t w;
 	unsigned flags;
 	bool hardware_tags;	/* the memory carries MTE tags (now or from before) */
+	bool cold;		/* whole wipes, not reads (hdp_harden_pool_desc) */
 	uint64_t epoch;
 	uint64_t wiped, tagged, checks;
 };
@@ -38,9 +40,11 @@ static inline struct burst burst_begin(struct hdp_harden_pool *hp,
 		.hp = hp, .t = t, .w = w, .flags = hdp_hw_flags(w),
 		.s = { .sample_countdown = t->sample_countdown,
 		       .check_countdown = t->check_countdown, .rng = t->rng },
-		.meta = hp->meta, .chunks = hp->chunks, .base = hp->base, .shift = hp->stride_shift,
+		.meta = hp->meta, .chunks = hp->chunks, .base = hp->base,
+		.shift = hp->stride_shift, .magic = hp->stride_magic,
 		.count = hp->count, .stride = hp->stride, .obj_size = hp->obj_size,
 		.hardware_tags = hp->tag_ops && hp->tag_ops->hardware_checks,
+		.cold = hp->cold_objects,
 		/* After the word: this epoch or a later one (harden.h). */
 		.epoch = epoch_now(hp),
 	};
@@ -68,9 +72,7 @@ static inline uint32_t b_index(const struct burst *b, const void *obj)
 		hdp_harden_slot(b->hp, (uintptr_t)obj, &idx, &in_slot);
 		return idx;
 	}
-	if (hdp_likely(b->shift != UINT32_MAX))
-		return (uint32_t)(off >> b->shift);
-	return (uint32_t)(off / b->stride);
+	return hdp_harden_div_stride(b->shift, b->magic, b->stride, off);
 }
 
 /* The object's state if recorded in this epoch, else 0 (nothing known). */
@@ -247,7 +249,11 @@ static inline struct hdp_extent wipe_extent(const struct burst *b, uint64_t m,
 
 	if (!(b->flags & HDP_HF_INIT_FREE))
 		return (struct hdp_extent){ 0, 0 };
-	if (ext && (m & META_CLEAN)) {
+	/*
+	 * init_on_free=on for cold objects: reading the bytes outside the
+	 * extent from memory costs more than writing zeros over them.
+	 */
+	if (ext && (m & META_CLEAN) && (!b->cold || (b->flags & HDP_HF_INIT_USED))) {
 		e.end = ext->end < size ? ext->end : size;
 		e.start = ext->start < e.end ? ext->start : e.end;
 	}

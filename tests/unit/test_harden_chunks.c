@@ -177,3 +177,103 @@ Test(harden_chunks, tags_are_refused_over_several_chunks)
 	hdp_harden_pool_fini(&hp);
 	munmap(memory, 1 << 20);
 }
+
+/*
+ * The reciprocal that replaces the division by a stride that is not a power
+ * of two: exact for every offset up to the bound hdp_harden_pool_init
+ * checks (offset * stride < 2^64), around every multiple of the stride.
+ */
+Test(harden_chunks, division_by_the_stride_reciprocal_is_exact)
+{
+	const size_t strides[] = { 3, 7, 1000, 2112, 2176, 2240, 4160, 9000, 65537, 1048640 };
+	uint64_t rng = 88172645463325252ull;
+
+	for (size_t k = 0; k < sizeof(strides) / sizeof(strides[0]); k++) {
+		size_t d = strides[k], limit = UINT64_MAX / d;
+		uint64_t magic = UINT64_MAX / d + 1;
+
+		for (int i = 0; i < 200000; i++) {
+			size_t q, off;
+
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			q = (size_t)(rng % (limit / d + 1));
+			off = q * d + (size_t)(rng >> 40) % d;
+			if (i & 1)
+				off = q * d - (q ? 1 : 0);	/* just below a multiple */
+			if (off > limit)
+				continue;
+			cr_assert_eq(hdp_harden_div_stride(UINT32_MAX, magic, d, off), (uint32_t)(off / d),
+				     "stride %zu offset %zu", d, off);
+		}
+	}
+}
+
+/* The slot of @a by walking every chunk: what the map and the search must say. */
+static bool slot_by_walking(const struct hdp_harden_chunk *c, uint32_t n, uintptr_t a,
+			    uint32_t *idx, size_t *in_slot)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		if (a >= c[k].base && a - c[k].base < c[k].len) {
+			*idx = c[k].first + (uint32_t)((a - c[k].base) / STRIDE);
+			*in_slot = (a - c[k].base) % STRIDE;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Random layouts, dense (the chunk map) and sparse (the binary search). */
+static void agree_with_walking(uintptr_t gap_scale)
+{
+	enum { N = 40 };
+	struct hdp_harden_chunk c[N];
+	struct hdp_harden_pool hp;
+	uint64_t rng = 0x2545f4914f6cdd1dull + gap_scale;
+	uintptr_t at = (uintptr_t)1 << 40, lo = at;
+	uint32_t first = 0;
+
+	for (int k = 0; k < N; k++) {
+		uint32_t slots;
+
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		slots = 1 + (uint32_t)(rng % 900);
+		at += (uintptr_t)(rng >> 20) % gap_scale;	/* a gap, maybe none */
+		c[k] = (struct hdp_harden_chunk){ at, (size_t)slots * STRIDE, first };
+		at += c[k].len;
+		first += slots;
+	}
+	struct hdp_harden_pool_desc d = {
+		.name = "random", .base = c[0].base, .obj_size = 2048, .obj_stride = STRIDE,
+		.obj_count = first, .on_violation = HDP_POLICY_REPORT, .chunks = c, .chunk_count = N,
+	};
+	cr_assert_eq(hdp_harden_pool_init(&hp, &d), 0);
+	cr_assert_eq(hp.chunk_map != NULL, gap_scale < ((uintptr_t)1 << 30),
+		     "a map for dense layouts only");
+	for (int i = 0; i < 300000; i++) {
+		uintptr_t a;
+		uint32_t i1 = 0, i2 = 0;
+		size_t s1 = 0, s2 = 0;
+		bool b1, b2;
+
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		a = lo - 4096 + (uintptr_t)(rng % (at - lo + 8192));
+		b1 = hdp_harden_slot(&hp, a, &i1, &s1);
+		b2 = slot_by_walking(c, N, a, &i2, &s2);
+		cr_assert_eq(b1, b2, "address %#lx: in a chunk? %d vs %d", (unsigned long)a, b1, b2);
+		cr_assert(!b1 || (i1 == i2 && s1 == s2), "address %#lx: slot %u+%zu vs %u+%zu",
+			  (unsigned long)a, i1, s1, i2, s2);
+	}
+	hdp_harden_pool_fini(&hp);
+}
+
+Test(harden_chunks, the_chunk_map_finds_the_same_slot_as_walking_every_chunk)
+{
+	agree_with_walking(1);
+	agree_with_walking(3 * STRIDE);
+	agree_with_walking((uintptr_t)1 << 24);
+}
+
+Test(harden_chunks, chunks_too_far_apart_for_a_map_are_searched)
+{
+	agree_with_walking((uintptr_t)1 << 40);
+}

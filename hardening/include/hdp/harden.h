@@ -177,6 +177,14 @@ struct hdp_harden_pool_desc {
 	 */
 	const struct hdp_harden_chunk *chunks;
 	uint32_t chunk_count;
+	/*
+	 * The objects are cold when freed (a large pool used in FIFO order,
+	 * as a DPDK mempool without cache): init_on_free=on then writes
+	 * zeros over the whole object instead of reading the bytes outside
+	 * the write extent to keep hot lines clean; reading cold memory
+	 * costs more than writing it.
+	 */
+	bool cold_objects;
 };
 
 /* A pool's hardening state. Embedded in the pool; do not touch. */
@@ -188,9 +196,20 @@ struct hdp_harden_pool {
 	size_t objs_len;
 	uint32_t count;
 	uint32_t stride_shift;		/* log2(stride) or UINT32_MAX */
+	uint64_t stride_magic;		/* else ceil(2^64 / stride), or 0: divide */
 	/* Several chunks: sorted by address (base and objs_len: their span). */
 	struct hdp_harden_chunk *chunks;	/* NULL for one */
 	uint32_t chunk_count;
+	/*
+	 * Which chunk an address is in, in one step: for each granule of
+	 * 2^map_shift bytes of the span (no longer than the shortest chunk),
+	 * the last chunk starting at or before it. NULL: binary search
+	 * (a span too sparse for a table).
+	 */
+	uint32_t *chunk_map;
+	size_t map_len;
+	uint32_t map_shift;
+	bool cold_objects;
 	struct hdp_obj_meta *meta;
 	_Atomic uint64_t epoch;		/* 1..HDP_EPOCH_MAX; 0 before any */
 	const char *name;
@@ -208,10 +227,28 @@ struct hdp_harden_pool {
 	char exclude_text[128];
 };
 
+__extension__ typedef unsigned __int128 hdp_u128;
+
+/*
+ * @off / stride without a division (tens of cycles) where the stride is
+ * not a power of two, as a DPDK mbuf's 2176 bytes: a multiply by
+ * ceil(2^64 / stride), exact while off * stride < 2^64, which
+ * hdp_harden_pool_init made sure of for every offset in the pool.
+ */
+static inline uint32_t hdp_harden_div_stride(uint32_t shift, uint64_t magic, size_t stride,
+					     size_t off)
+{
+	if (hdp_likely(shift != UINT32_MAX))
+		return (uint32_t)(off >> shift);
+	if (hdp_likely(magic != 0))
+		return (uint32_t)(((hdp_u128)off * magic) >> 64);
+	return (uint32_t)(off / stride);
+}
+
 /*
  * The slot holding @a: its index and @a's offset inside it. false when no
- * chunk holds @a. One division for one chunk; a binary search over the
- * chunks' bases for several.
+ * chunk holds @a. One multiply for one chunk; for several, one lookup in
+ * the chunk map (or a binary search over the chunks' bases).
  */
 static inline bool hdp_harden_slot(const struct hdp_harden_pool *hp, uintptr_t a,
 				   uint32_t *idx, size_t *in_slot)
@@ -223,7 +260,17 @@ static inline bool hdp_harden_slot(const struct hdp_harden_pool *hp, uintptr_t a
 	if (hdp_unlikely(hp->chunks != NULL)) {
 		uint32_t lo = 0, hi = hp->chunk_count;
 
-		while (hi - lo > 1) {
+		if (hdp_likely(hp->chunk_map != NULL)) {
+			size_t g = (a - hp->base) >> hp->map_shift;
+
+			if (a < hp->base || g >= hp->map_len)
+				return false;
+			/* A granule holds the start of at most one more chunk. */
+			lo = hp->chunk_map[g];
+			if (lo + 1 < hp->chunk_count && a >= hp->chunks[lo + 1].base)
+				lo++;
+		}
+		while (hi - lo > 1 && !hp->chunk_map) {
 			uint32_t mid = lo + (hi - lo) / 2;
 
 			if (hp->chunks[mid].base <= a)
@@ -238,8 +285,7 @@ static inline bool hdp_harden_slot(const struct hdp_harden_pool *hp, uintptr_t a
 	off = a - base;
 	if (a < base || off >= len)
 		return false;
-	i = hdp_likely(hp->stride_shift != UINT32_MAX) ? (uint32_t)(off >> hp->stride_shift)
-						       : (uint32_t)(off / hp->stride);
+	i = hdp_harden_div_stride(hp->stride_shift, hp->stride_magic, hp->stride, off);
 	*idx = first + i;
 	*in_slot = off - (size_t)i * hp->stride;
 	return true;
