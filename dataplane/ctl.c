@@ -45,7 +45,7 @@ struct client {
 
 struct hdp_ctl {
 	int fd;
-	struct hdp_fwd *f;
+	struct hdp_ctl_source src;
 	dev_t dev;		/* the socket file we made: remove only that */
 	ino_t ino;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -113,6 +113,13 @@ static int claim_path(const char *path)
 
 struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f)
 {
+	struct hdp_ctl_source src = hdp_ctl_fwd_source(f);
+
+	return hdp_ctl_open_source(path, &src);
+}
+
+struct hdp_ctl *hdp_ctl_open_source(const char *path, const struct hdp_ctl_source *src)
+{
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct hdp_ctl *c;
 	struct stat st;
@@ -127,7 +134,7 @@ struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->f = f;
+	c->src = *src;
 	strcpy(c->path, path);
 	strcpy(sa.sun_path, path);
 	err = claim_path(path);
@@ -225,8 +232,8 @@ static void client_answer(struct hdp_ctl *c, struct client *cl, const char *erro
 	if (error)
 		snprintf(reply, sizeof(reply), "%s", error);
 	else
-		hdp_ctl_answer(c->f, hdp_ctl_request_line(cl->req, cl->got), reply,
-			       sizeof(reply));
+		hdp_ctl_answer_source(&c->src, hdp_ctl_request_line(cl->req, cl->got), reply,
+				      sizeof(reply));
 	cl->reply_len = strlen(reply);
 	cl->reply = malloc(cl->reply_len ? cl->reply_len : 1);
 	if (!cl->reply) {

@@ -64,18 +64,60 @@ static int split_words(char *req, char **words)
 	}
 }
 
-static int set_key(const char *pool, const char *key, const char *value,
+/* The AF_XDP forwarder's answers: its stats, hdp's own pools. */
+static int fwd_stats(void *ctx, const char *format, struct hdp_strbuf *o)
+{
+	struct hdp_fwd *f = ctx;
+
+	if (!format)
+		o->used = (size_t)hdp_fwd_stats_text(f, o->buf, o->len);
+	else if (strcmp(format, "json") == 0)
+		o->used = (size_t)hdp_fwd_stats_json(f, o->buf, o->len);
+	else
+		o->used = (size_t)hdp_fwd_stats_prometheus(f, o->buf, o->len);
+	if (format && strcmp(format, "json") == 0)
+		hdp_strbuf_printf(o, "\n");
+	return 0;
+}
+
+static int fwd_pools(void *ctx, bool json, struct hdp_strbuf *o)
+{
+	(void)ctx;
+	if (!json) {
+		hdp_pool_foreach(pools_text, o);
+		return 0;
+	}
+	hdp_strbuf_printf(o, "[");
+	hdp_pool_foreach(pools_json, o);
+	hdp_strbuf_printf(o, "]\n");
+	return 0;
+}
+
+static int fwd_set(void *ctx, const char *pool, const char *key, const char *value,
 		   struct hdp_strbuf *o)
 {
 	struct hdp_pool *p = hdp_pool_find(pool);
-	int ret;
 
+	(void)ctx;
 	if (!p) {
 		hdp_strbuf_printf(o, "error: no pool is called '%.31s' (try: pools)\n", pool);
 		return -ENOENT;
 	}
+	return hdp_pool_set(p, key, value);
+}
+
+struct hdp_ctl_source hdp_ctl_fwd_source(struct hdp_fwd *f)
+{
+	return (struct hdp_ctl_source){ fwd_stats, fwd_pools, fwd_set, f };
+}
+
+static int set_key(const struct hdp_ctl_source *src, const char *pool, const char *key,
+		   const char *value, struct hdp_strbuf *o)
+{
+	int ret;
+
 	hdp_log_set_thread_sink(capture_sink, o);
-	ret = hdp_pool_set(p, key, value);
+	ret = src->set(src->ctx, pool, key, value, o);
 	hdp_log_set_thread_sink(NULL, NULL);
 	if (ret == 0) {
 		hdp_strbuf_printf(o, "ok: pool %s: %s=%s\n", pool, key, value);
@@ -86,38 +128,24 @@ static int set_key(const char *pool, const char *key, const char *value,
 	return ret;
 }
 
-static int answer(struct hdp_fwd *f, const char *request, struct hdp_strbuf *o)
+static int answer(const struct hdp_ctl_source *src, const char *request, struct hdp_strbuf *o)
 {
 	char req[HDP_CTL_REQUEST_MAX + 1], *w[WORDS_MAX];
 	int n;
 
 	snprintf(req, sizeof(req), "%s", request);
 	n = split_words(req, w);
-	if (n == 1 && strcmp(w[0], "stats") == 0) {
-		o->used = (size_t)hdp_fwd_stats_text(f, o->buf, o->len);
-		return 0;
-	}
-	if (n == 2 && strcmp(w[0], "stats") == 0 && strcmp(w[1], "json") == 0) {
-		o->used = (size_t)hdp_fwd_stats_json(f, o->buf, o->len);
-		hdp_strbuf_printf(o, "\n");
-		return 0;
-	}
-	if (n == 2 && strcmp(w[0], "stats") == 0 && strcmp(w[1], "prometheus") == 0) {
-		o->used = (size_t)hdp_fwd_stats_prometheus(f, o->buf, o->len);
-		return 0;
-	}
-	if (n == 1 && strcmp(w[0], "pools") == 0) {
-		hdp_pool_foreach(pools_text, o);
-		return 0;
-	}
-	if (n == 2 && strcmp(w[0], "pools") == 0 && strcmp(w[1], "json") == 0) {
-		hdp_strbuf_printf(o, "[");
-		hdp_pool_foreach(pools_json, o);
-		hdp_strbuf_printf(o, "]\n");
-		return 0;
-	}
+	if (n == 1 && strcmp(w[0], "stats") == 0)
+		return src->stats(src->ctx, NULL, o);
+	if (n == 2 && strcmp(w[0], "stats") == 0 &&
+	    (strcmp(w[1], "json") == 0 || strcmp(w[1], "prometheus") == 0))
+		return src->stats(src->ctx, w[1], o);
+	if (n == 1 && strcmp(w[0], "pools") == 0)
+		return src->pools(src->ctx, false, o);
+	if (n == 2 && strcmp(w[0], "pools") == 0 && strcmp(w[1], "json") == 0)
+		return src->pools(src->ctx, true, o);
 	if (n == 4 && strcmp(w[0], "set") == 0)
-		return set_key(w[1], w[2], w[3], o);
+		return set_key(src, w[1], w[2], w[3], o);
 	if (n == 1 && strcmp(w[0], "help") == 0) {
 		hdp_strbuf_printf(o, "stats | stats json | stats prometheus | pools | pools json | "
 				  "set POOL KEY VALUE\n");
@@ -139,12 +167,20 @@ char *hdp_ctl_request_line(char *buf, size_t got)
 
 int hdp_ctl_answer(struct hdp_fwd *f, const char *req, char *reply, size_t len)
 {
+	struct hdp_ctl_source src = hdp_ctl_fwd_source(f);
+
+	return hdp_ctl_answer_source(&src, req, reply, len);
+}
+
+int hdp_ctl_answer_source(const struct hdp_ctl_source *src, const char *req, char *reply,
+			  size_t len)
+{
 	struct hdp_strbuf o = hdp_strbuf_init(reply, len);
 	int ret;
 
 	if (!len)
 		return -ENOSPC;
-	ret = answer(f, req, &o);
+	ret = answer(src, req, &o);
 	/* Half a JSON document is worse than none: say what was cut instead. */
 	if (o.used >= len) {
 		snprintf(reply, len, "error: the reply needs %zu bytes, %zu given\n", o.used + 1,

@@ -166,6 +166,11 @@ int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
 			return bad(source, line, "global", key, value,
 				   "expected a power of two from 64 to 65536");
 		*(key[0] == 'r' ? &cfg->ring_size : &cfg->fill_size) = n;
+	} else if (strcmp(key, "mbuf_cache") == 0) {
+		/* RTE_MEMPOOL_CACHE_MAX_SIZE, without DPDK's header here. */
+		if (parse_u32(value, 0, 512, &cfg->mbuf_cache))
+			return bad(source, line, "global", key, value,
+				   "expected 0 (no cache: every mbuf through the hooks) to 512");
 	} else if (strcmp(key, "stats_interval") == 0) {
 		if (parse_u32(value, 0, 3600, &n))
 			return bad(source, line, "global", key, value,

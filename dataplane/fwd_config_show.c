@@ -37,6 +37,8 @@ static void show_global(const struct hdp_fwd_cfg *c, FILE *out)
 	}
 	fprintf(out, "frames = %u\nframe_size = %u\nbatch = %u\nring_size = %u\nfill_size = %u\n",
 		c->frames, c->frame_size, c->batch, c->ring_size, c->fill_size);
+	fprintf(out, "mbuf_cache = %u%s\n", c->mbuf_cache,
+		c->mbuf_cache ? "        ; DPDK ports only" : "        ; DPDK ports only: none");
 	fprintf(out, "stats_interval = %u\nduration = %u\nbusy_poll = %s\nbusy_budget = %u\n",
 		c->stats_interval, c->duration, c->busy_poll ? "on" : "off", c->busy_budget);
 	fprintf(out, "ctl_socket = %s%s\n", c->ctl_path,

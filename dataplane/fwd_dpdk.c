@@ -1,32 +1,37 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The forwarder on DPDK ethdev ports: one worker (the main lcore), one RX
- * and one TX queue per port, bursts moved from each port to its peer with
- * the same header rewrites (macswap, l2) as the AF_XDP path. Frames that
- * cannot be rewritten (runts) or sent (TX full) are freed and counted.
- * The mbuf pool has no per-lcore cache: every mbuf crosses the hdp driver,
- * so its profile holds for each one.
+ * The forwarder on DPDK ethdev ports: one worker per EAL lcore (-l, or
+ * hdp-fwd's --cores turned into -l), each port configured with as many
+ * RX/TX queue pairs as there are workers where the device has them, the
+ * queues spread so that each worker gets queues of every port. A worker
+ * sends what queue Q of a port received on queue Q of its peer: every TX
+ * queue has one sender, no lock. Same rewrites (macswap, l2) as on AF_XDP;
+ * frames that cannot be rewritten (runts) or sent (TX full) are freed and
+ * counted. The main lcore's worker also serves the control socket and the
+ * stats lines between bursts.
+ *
+ * The mbuf pool has no per-lcore cache unless mbuf_cache says otherwise:
+ * every mbuf crosses the hdp driver, so its profile holds for each one,
+ * and a "set" on the control socket applies from the next bulk call.
  */
-#include "fwd_dpdk.h"
+#include "fwd_dpdk_internal.h"
 
 #include <hdp/dpdk.h>
 #include <hdp/log.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#define RING 1024
-
-struct dport {
-	uint16_t id;
-	uint64_t rx, tx, runt, tx_full;
-};
+#define EAL_ARGS_MAX 128
 
 static double now_s(void)
 {
@@ -36,92 +41,389 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int port_start(struct hdp_port_cfg *pc, struct dport *dp, struct rte_mempool *mp)
+static bool eal_names_lcores(int argc, char **argv)
 {
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "-l") == 0 || strcmp(argv[i], "-c") == 0 ||
+		    strncmp(argv[i], "--lcores", 8) == 0 || strncmp(argv[i], "-l", 2) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The EAL arguments, with hdp-fwd's pinned --cores as -l when EAL's own
+ * are not given. Both given: refused, rather than one silently losing.
+ */
+static int eal_args(const struct hdp_fwd_cfg *cfg, int argc, char **argv, char **out,
+		    int *outc, char *lcores, size_t lcores_len)
+{
+	bool pinned = cfg->ncores && cfg->cores[0] >= 0;
+	size_t used = 0;
+
+	if (argc + 2 > EAL_ARGS_MAX) {
+		fprintf(stderr, "hdp-fwd: more than %d EAL arguments\n", EAL_ARGS_MAX - 2);
+		return 2;
+	}
+	memcpy(out, argv, (size_t)argc * sizeof(*out));
+	*outc = argc;
+	if (!pinned)
+		return 0;
+	if (eal_names_lcores(argc, argv)) {
+		fprintf(stderr, "hdp-fwd: cores given twice, to hdp-fwd (--cores or cores =) and to "
+			"EAL (-l, -c or --lcores): give them once\n");
+		return 2;
+	}
+	for (unsigned i = 0; i < cfg->ncores && used < lcores_len; i++)
+		used += (size_t)snprintf(lcores + used, lcores_len - used, "%s%d", i ? "," : "",
+					 cfg->cores[i]);
+	out[(*outc)++] = "-l";
+	out[(*outc)++] = lcores;
+	return 0;
+}
+
+/* A DPDK port is a whole device: its queues are hdp-fwd's to spread. */
+static int check_ports(const struct hdp_fwd_cfg *cfg)
+{
+	for (unsigned i = 0; i < cfg->nports; i++) {
+		if (cfg->ports[i].queue != HDP_PORT_ALL_QUEUES) {
+			fprintf(stderr, "hdp-fwd: port '%s:%u': on DPDK ports give the device alone; "
+				"hdp-fwd spreads its queues over the lcores\n", cfg->ports[i].ifname,
+				cfg->ports[i].queue);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* Queue pairs per port: one per worker, as far as every device has them. */
+static int count_queues(struct dpdk_fwd *d)
+{
+	unsigned q = d->nworkers < DPDK_QUEUES_MAX ? d->nworkers : DPDK_QUEUES_MAX;
+
+	for (unsigned i = 0; i < d->cfg->nports; i++) {
+		struct rte_eth_dev_info info;
+		const char *name = d->cfg->ports[i].ifname;
+
+		if (rte_eth_dev_get_port_by_name(name, &d->port_id[i])) {
+			fprintf(stderr, "hdp-fwd: port '%s': no DPDK device of that name (give it "
+				"with --vdev or its PCI address)\n", name);
+			return 2;
+		}
+		if (rte_eth_dev_info_get(d->port_id[i], &info)) {
+			fprintf(stderr, "hdp-fwd: port '%s': cannot read its device info\n", name);
+			return 1;
+		}
+		q = info.max_rx_queues < q ? info.max_rx_queues : q;
+		q = info.max_tx_queues < q ? info.max_tx_queues : q;
+	}
+	d->nqueues = q ? q : 1;
+	return 0;
+}
+
+static int port_start(struct dpdk_fwd *d, unsigned i)
+{
+	struct hdp_port_cfg *pc = &d->cfg->ports[i];
+	uint16_t id = d->port_id[i], nq = (uint16_t)d->nqueues;
 	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
 	struct rte_ether_addr mac;
 	int ret;
 
 	memset(&conf, 0, sizeof(conf));
-	if (rte_eth_dev_get_port_by_name(pc->ifname, &dp->id)) {
-		fprintf(stderr, "hdp-fwd: port '%s': no DPDK device of that name (give it with --vdev or its PCI address)\n",
-			pc->ifname);
-		return 2;
+	/* Several queues on a real NIC: spread flows with RSS where it has it. */
+	if (nq > 1 && rte_eth_dev_info_get(id, &info) == 0 && info.flow_type_rss_offloads) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
+						   (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
 	}
-	ret = rte_eth_dev_configure(dp->id, 1, 1, &conf);
+	ret = rte_eth_dev_configure(id, nq, nq, &conf);
+	for (uint16_t q = 0; !ret && q < nq; q++) {
+		ret = rte_eth_rx_queue_setup(id, q, DPDK_RING, rte_eth_dev_socket_id(id), NULL,
+					     d->mp);
+		if (!ret)
+			ret = rte_eth_tx_queue_setup(id, q, DPDK_RING, rte_eth_dev_socket_id(id),
+						     NULL);
+	}
 	if (!ret)
-		ret = rte_eth_rx_queue_setup(dp->id, 0, RING, rte_eth_dev_socket_id(dp->id), NULL, mp);
-	if (!ret)
-		ret = rte_eth_tx_queue_setup(dp->id, 0, RING, rte_eth_dev_socket_id(dp->id), NULL);
-	if (!ret)
-		ret = rte_eth_dev_start(dp->id);
+		ret = rte_eth_dev_start(id);
 	if (ret) {
-		fprintf(stderr, "hdp-fwd: port '%s': cannot start it: %s\n", pc->ifname,
-			rte_strerror(-ret));
+		fprintf(stderr, "hdp-fwd: port '%s': cannot start it with %u queue pair%s: %s\n",
+			pc->ifname, nq, nq == 1 ? "" : "s", rte_strerror(-ret));
 		return 1;
 	}
-	rte_eth_promiscuous_enable(dp->id);
-	if (!pc->has_src_mac && rte_eth_macaddr_get(dp->id, &mac) == 0)
+	rte_eth_promiscuous_enable(id);
+	if (!pc->has_src_mac && rte_eth_macaddr_get(id, &mac) == 0)
 		memcpy(pc->src_mac, mac.addr_bytes, 6);
 	return 0;
 }
 
-/* One burst from @in to its peer @out; returns how many came in. */
-static unsigned forward(struct hdp_fwd_cfg *cfg, struct dport *in, struct dport *out,
-			const struct hdp_port_cfg *out_cfg)
+/*
+ * Queue Q of port P to worker (P + Q) mod workers: each worker gets
+ * queues of every port, and with one queue per port the ports are shared
+ * out in turn.
+ */
+static void spread_queues(struct dpdk_fwd *d)
+{
+	for (unsigned q = 0; q < d->nqueues; q++) {
+		for (unsigned i = 0; i < d->cfg->nports; i++) {
+			struct dpdk_worker *w = &d->w[(i + q) % d->nworkers];
+			unsigned out = (unsigned)d->cfg->ports[i].peer;
+
+			w->q[w->nq++] = (struct dpdk_queue){
+				.in_id = d->port_id[i], .out_id = d->port_id[out],
+				.queue = (uint16_t)q, .in = i, .out = out,
+			};
+		}
+	}
+}
+
+/* Free what will not be sent: through the hdp wrapper when a cache hides frees. */
+static void drop(struct dpdk_fwd *d, struct rte_mbuf **m, unsigned n)
+{
+	if (d->cfg->mbuf_cache)
+		hdp_dpdk_mbuf_free_bulk(m, n);
+	else
+		rte_pktmbuf_free_bulk(m, n);
+}
+
+/* One burst from one RX queue to its peer's TX queue; returns how many came in. */
+static unsigned forward(struct dpdk_fwd *d, struct dpdk_worker *w, const struct dpdk_queue *q)
 {
 	struct rte_mbuf *bufs[HDP_FWD_BATCH_MAX], *good[HDP_FWD_BATCH_MAX];
-	uint16_t n = rte_eth_rx_burst(in->id, 0, bufs, (uint16_t)cfg->batch);
+	const struct hdp_port_cfg *out_cfg = &d->cfg->ports[q->out];
+	uint16_t n = rte_eth_rx_burst(q->in_id, q->queue, bufs, (uint16_t)d->cfg->batch);
 	uint16_t ngood = 0, sent;
 
+	if (!n)
+		return 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = bufs[i];
 
-		if (hdp_fwd_rewrite(cfg->mode, rte_pktmbuf_mtod(m, uint8_t *), m->data_len,
+		if (hdp_fwd_rewrite(d->cfg->mode, rte_pktmbuf_mtod(m, uint8_t *), m->data_len,
 				    out_cfg)) {
-			in->runt++;
-			rte_pktmbuf_free(m);
+			hdp_counter_add(&w->port[q->in].runt, 1);
+			drop(d, &m, 1);
 			continue;
 		}
 		good[ngood++] = m;
 	}
-	in->rx += n;
-	sent = ngood ? rte_eth_tx_burst(out->id, 0, good, ngood) : 0;
-	out->tx += sent;
+	hdp_counter_add(&w->port[q->in].rx, n);
+	sent = ngood ? rte_eth_tx_burst(q->out_id, q->queue, good, ngood) : 0;
+	hdp_counter_add(&w->port[q->out].tx, sent);
 	if (sent < ngood) {
-		out->tx_full += ngood - sent;
-		rte_pktmbuf_free_bulk(good + sent, ngood - sent);
+		hdp_counter_add(&w->port[q->out].tx_full, ngood - sent);
+		drop(d, good + sent, ngood - sent);
 	}
 	return n;
 }
 
-static void summary(struct hdp_fwd_cfg *cfg, struct dport *dp, struct rte_mempool *mp)
+void hdp_fwd_dpdk_port_sum(const struct dpdk_fwd *d, unsigned port, struct dpdk_port_sum *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (unsigned k = 0; k < d->nworkers; k++) {
+		const struct dpdk_port_counters *c = &d->w[k].port[port];
+
+		s->rx += hdp_counter_read(&c->rx);
+		s->tx += hdp_counter_read(&c->tx);
+		s->runt += hdp_counter_read(&c->runt);
+		s->tx_full += hdp_counter_read(&c->tx_full);
+	}
+}
+
+static uint64_t total_rx(const struct dpdk_fwd *d)
+{
+	struct dpdk_port_sum s;
+	uint64_t rx = 0;
+
+	for (unsigned i = 0; i < d->cfg->nports; i++) {
+		hdp_fwd_dpdk_port_sum(d, i, &s);
+		rx += s.rx;
+	}
+	return rx;
+}
+
+/* The main lcore, between bursts: control requests, stats lines, the end. */
+struct duties {
+	uint64_t every, next;		/* TSC cycles */
+	double next_stats, last_stats;
+	uint64_t last_rx;
+};
+
+static void main_duties(struct dpdk_fwd *d, struct duties *t)
+{
+	double now;
+
+	if (rte_rdtsc() < t->next)
+		return;
+	t->next = rte_rdtsc() + t->every;
+	if (d->ctl)
+		hdp_ctl_run(d->ctl, 0);
+	now = now_s();
+	if (*d->signalled || (d->cfg->duration && now - d->start >= d->cfg->duration))
+		atomic_store(&d->done, true);
+	if (d->cfg->stats_interval && now >= t->next_stats) {
+		uint64_t rx = total_rx(d);
+
+		printf("hdp-fwd: %.0f pps received over %u workers\n",
+		       (double)(rx - t->last_rx) / (now - t->last_stats), d->nworkers);
+		fflush(stdout);
+		t->last_rx = rx;
+		t->last_stats = now;
+		t->next_stats = now + d->cfg->stats_interval;
+	}
+}
+
+static int worker_main(void *arg)
+{
+	struct dpdk_worker *w = arg;
+	struct dpdk_fwd *d = w->d;
+	bool is_main = rte_lcore_id() == rte_get_main_lcore();
+	struct duties t = {
+		.every = rte_get_tsc_hz() / 100, .next_stats = d->start + d->cfg->stats_interval,
+		.last_stats = d->start,
+	};
+
+	while (!atomic_load_explicit(&d->done, memory_order_relaxed)) {
+		unsigned work = 0;
+
+		for (unsigned i = 0; i < w->nq; i++)
+			work += forward(d, w, &w->q[i]);
+		if (is_main)
+			main_duties(d, &t);
+		if (!work)
+			rte_delay_us_sleep(50);
+	}
+	return 0;
+}
+
+static void summary(struct dpdk_fwd *d)
 {
 	struct hdp_dpdk_pool_stats st;
+	struct dpdk_port_sum s;
 
 	printf("%-16s %12s %12s %10s %10s\n", "port", "rx", "tx", "runt", "tx_full");
-	for (unsigned i = 0; i < cfg->nports; i++)
-		printf("%-16s %12llu %12llu %10llu %10llu\n", cfg->ports[i].ifname,
-		       (unsigned long long)dp[i].rx, (unsigned long long)dp[i].tx,
-		       (unsigned long long)dp[i].runt, (unsigned long long)dp[i].tx_full);
-	if (hdp_dpdk_pool_stats_get(mp, &st) == 0)
+	for (unsigned i = 0; i < d->cfg->nports; i++) {
+		hdp_fwd_dpdk_port_sum(d, i, &s);
+		printf("%-16s %12llu %12llu %10llu %10llu\n", d->cfg->ports[i].ifname,
+		       (unsigned long long)s.rx, (unsigned long long)s.tx,
+		       (unsigned long long)s.runt, (unsigned long long)s.tx_full);
+	}
+	for (unsigned k = 0; k < d->nworkers; k++) {
+		uint64_t rx = 0;
+
+		for (unsigned i = 0; i < d->cfg->nports; i++)
+			rx += hdp_counter_read(&d->w[k].port[i].rx);
+		printf("worker %u (lcore %u): %u queues, %llu frames received\n", k, d->w[k].lcore,
+		       d->w[k].nq, (unsigned long long)rx);
+	}
+	if (hdp_dpdk_pool_stats_get(d->mp, &st) == 0)
 		printf("pool %s: %u mbufs, %llu allocs, %llu frees, %llu bytes wiped, %llu violations\n",
-		       mp->name, mp->size, (unsigned long long)st.allocs,
+		       d->mp->name, d->mp->size, (unsigned long long)st.allocs,
 		       (unsigned long long)st.frees, (unsigned long long)st.bytes_wiped,
 		       (unsigned long long)st.violations);
+}
+
+/* Workers on every lcore, indexed in EAL's order (the main lcore first). */
+static int make_workers(struct dpdk_fwd *d)
+{
+	unsigned k = 0, lcore;
+
+	d->nworkers = rte_lcore_count();
+	d->w = rte_zmalloc("hdp_fwd_workers", d->nworkers * sizeof(*d->w), RTE_CACHE_LINE_SIZE);
+	if (!d->w)
+		return -ENOMEM;
+	d->w[k].d = d;
+	d->w[k++].lcore = rte_get_main_lcore();
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		d->w[k].d = d;
+		d->w[k++].lcore = lcore;
+	}
+	return 0;
+}
+
+static struct rte_mempool *make_pool(const struct hdp_fwd_cfg *cfg)
+{
+	return rte_pktmbuf_pool_create_by_ops(HDP_FWD_DPDK_POOL, cfg->frames, cfg->mbuf_cache, 0,
+					      RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id(),
+					      HDP_DPDK_OPS_NAME);
+}
+
+static int start(struct dpdk_fwd *d, unsigned *started, bool drop_privileges)
+{
+	struct hdp_ctl_source src;
+	int ret = count_queues(d);
+
+	if (ret)
+		return ret;
+	for (; *started < d->cfg->nports; (*started)++) {
+		ret = port_start(d, *started);
+		if (ret)
+			return ret;
+	}
+	spread_queues(d);
+	src = hdp_fwd_dpdk_ctl_source(d);
+	if (d->cfg->ctl_path[0] && !(d->ctl = hdp_ctl_open_source(d->cfg->ctl_path, &src)))
+		return 1;
+	if (d->ctl && d->cfg->user[0] &&
+	    chown(d->cfg->ctl_path, (uid_t)d->cfg->uid, (gid_t)d->cfg->gid)) {
+		fprintf(stderr, "hdp-fwd: control socket %s: cannot give it to user %s\n",
+			d->cfg->ctl_path, d->cfg->user);
+		return 1;
+	}
+	/* Set-up is over; the ports run without any privilege from here. */
+	if (drop_privileges && hdp_fwd_drop_privileges(d->cfg))
+		return 1;
+	return 0;
+}
+
+static void announce(const struct dpdk_fwd *d)
+{
+	printf("hdp-fwd: mode %s, %u DPDK ports with %u queue pair%s each, %u worker%s, pool %s "
+	       "of %u mbufs (hdp driver, %s)%s%s\n", hdp_fwd_mode_name(d->cfg->mode),
+	       d->cfg->nports, d->nqueues, d->nqueues == 1 ? "" : "s", d->nworkers,
+	       d->nworkers == 1 ? "" : "s", d->mp->name, d->mp->size,
+	       d->cfg->mbuf_cache ? "per-lcore cache: frees wiped by hdp-fwd before it" : "no cache",
+	       d->ctl ? ", control socket " : "", d->ctl ? d->cfg->ctl_path : "");
+	for (unsigned i = 0; i < d->cfg->nports; i++)
+		printf("  %s -> %s\n", d->cfg->ports[i].ifname,
+		       d->cfg->ports[d->cfg->ports[i].peer].ifname);
+	fflush(stdout);
+}
+
+/* Closed ports gave their queues' mbufs back; the caches count as in the pool. */
+static int mbufs_back(struct dpdk_fwd *d, int ret)
+{
+	unsigned avail = rte_mempool_avail_count(d->mp);
+
+	if (avail != d->mp->size) {
+		fprintf(stderr, "hdp-fwd: %u mbufs did not come back to the pool\n",
+			d->mp->size - avail);
+		return ret ? ret : 1;
+	}
+	if (!ret)
+		printf("every mbuf is back in the pool; ports closed\n");
+	return ret;
 }
 
 int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 		     volatile sig_atomic_t *stop, bool drop_privileges)
 {
-	struct dport dp[HDP_FWD_PORTS_MAX];
-	struct rte_mempool *mp;
-	unsigned avail, started = 0;
-	int ret = 0;
-	double start;
+	static struct dpdk_fwd d;
+	char *argv[EAL_ARGS_MAX], lcores[HDP_FWD_CORES_MAX * 6];
+	unsigned started = 0, lcore;
+	int argc, ret;
 
-	memset(dp, 0, sizeof(dp));
-	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+	ret = check_ports(cfg);
+	if (!ret)
+		ret = eal_args(cfg, eal_argc, eal_argv, argv, &argc, lcores, sizeof(lcores));
+	/* A control socket path in use is refused before any set-up. */
+	if (!ret && cfg->ctl_path[0] && hdp_ctl_path_check(cfg->ctl_path))
+		ret = 2;
+	if (ret)
+		return ret;
+	d = (struct dpdk_fwd){ .cfg = cfg, .signalled = stop };
+	atomic_init(&d.done, false);
+	if (rte_eal_init(argc, argv) < 0) {
 		fprintf(stderr, "hdp-fwd: the EAL arguments after -- were refused: %s\n",
 			rte_strerror(rte_errno));
 		return 2;
@@ -130,58 +432,40 @@ int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 		ret = 2;
 		goto out;
 	}
-	mp = rte_pktmbuf_pool_create_by_ops(HDP_FWD_DPDK_POOL, cfg->frames, 0, 0,
-					    RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id(),
-					    HDP_DPDK_OPS_NAME);
-	if (!mp) {
+	if (make_workers(&d)) {
+		ret = 1;
+		goto out;
+	}
+	d.mp = make_pool(cfg);
+	if (!d.mp) {
 		fprintf(stderr, "hdp-fwd: cannot make the mbuf pool '%s': %s\n", HDP_FWD_DPDK_POOL,
 			rte_strerror(rte_errno));
 		ret = 1;
 		goto out;
 	}
-	for (; started < cfg->nports; started++) {
-		ret = port_start(&cfg->ports[started], &dp[started], mp);
-		if (ret)
-			goto stop_ports;
-	}
-	/* Set-up is over; the ports run without any privilege from here. */
-	if (drop_privileges && hdp_fwd_drop_privileges(cfg)) {
-		ret = 1;
+	ret = start(&d, &started, drop_privileges);
+	if (ret)
 		goto stop_ports;
-	}
-	printf("hdp-fwd: mode %s, %u DPDK ports, pool %s of %u mbufs (hdp driver, no cache)\n",
-	       hdp_fwd_mode_name(cfg->mode), cfg->nports, mp->name, mp->size);
-	for (unsigned i = 0; i < cfg->nports; i++)
-		printf("  %s -> %s\n", cfg->ports[i].ifname, cfg->ports[cfg->ports[i].peer].ifname);
-	fflush(stdout);
-	start = now_s();
-	while (!*stop && !(cfg->duration && now_s() - start >= cfg->duration)) {
-		unsigned work = 0;
-
-		for (unsigned i = 0; i < cfg->nports; i++)
-			work += forward(cfg, &dp[i], &dp[cfg->ports[i].peer],
-					&cfg->ports[cfg->ports[i].peer]);
-		if (!work)
-			rte_delay_us_sleep(50);
-	}
-	printf("--- summary after %.1f s\n", now_s() - start);
-	summary(cfg, dp, mp);
+	announce(&d);
+	d.start = now_s();
+	for (unsigned k = 1; k < d.nworkers; k++)
+		rte_eal_remote_launch(worker_main, &d.w[k], d.w[k].lcore);
+	worker_main(&d.w[0]);
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		rte_eal_wait_lcore(lcore);
+	printf("--- summary after %.1f s\n", now_s() - d.start);
+	summary(&d);
 stop_ports:
+	hdp_ctl_close(d.ctl);
+	d.ctl = NULL;
 	for (unsigned i = 0; i < started; i++) {
-		rte_eth_dev_stop(dp[i].id);
-		rte_eth_dev_close(dp[i].id);
+		rte_eth_dev_stop(d.port_id[i]);
+		rte_eth_dev_close(d.port_id[i]);
 	}
-	/* Closed ports gave their queues' mbufs back; no cache holds any. */
-	avail = rte_mempool_avail_count(mp);
-	if (avail != mp->size) {
-		fprintf(stderr, "hdp-fwd: %u mbufs did not come back to the pool\n",
-			mp->size - avail);
-		ret = ret ? ret : 1;
-	} else if (!ret) {
-		printf("every mbuf is back in the pool; ports closed\n");
-	}
-	rte_mempool_free(mp);
+	ret = mbufs_back(&d, ret);
+	rte_mempool_free(d.mp);
 out:
+	rte_free(d.w);
 	rte_eal_cleanup();
 	return ret;
 }

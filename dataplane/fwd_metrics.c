@@ -19,35 +19,15 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "prom_text.h"
 
 #define R(c) atomic_load_explicit(&(c), memory_order_relaxed)
 #define U(x) ((unsigned long long)(x))
 #define POOLS_MAX 16
 
-/* A label value: '\\', '"' and newlines escaped, as the format asks. */
-static void label(struct hdp_strbuf *o, const char *name, const char *value)
-{
-	hdp_strbuf_printf(o, "%s=\"", name);
-	for (const char *c = value; *c; c++) {
-		if (*c == '\\' || *c == '"')
-			hdp_strbuf_printf(o, "\\%c", *c);
-		else if (*c == '\n')
-			hdp_strbuf_printf(o, "\\n");
-		else
-			hdp_strbuf_printf(o, "%c", *c);
-	}
-	hdp_strbuf_printf(o, "\"");
-}
-
-static void family(struct hdp_strbuf *o, const char *name, const char *type,
-		   const char *help)
-{
-	hdp_strbuf_printf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
 static void port_labels(struct hdp_strbuf *o, const struct fwd_port *p)
 {
-	label(o, "port", p->cfg.ifname);
+	hdp_prom_label(o, "port", p->cfg.ifname);
 	hdp_strbuf_printf(o, ",queue=\"%u\"", p->cfg.queue);
 }
 
@@ -55,7 +35,7 @@ static void port_labels(struct hdp_strbuf *o, const struct fwd_port *p)
 static void per_port(struct hdp_strbuf *o, struct hdp_fwd *f, const char *name,
 		     const char *help, uint64_t (*get)(const struct fwd_port *))
 {
-	family(o, name, "counter", help);
+	hdp_prom_family(o, name, "counter", help);
 	for (unsigned i = 0; i < f->nports; i++) {
 		hdp_strbuf_printf(o, "%s{", name);
 		port_labels(o, &f->ports[i]);
@@ -77,7 +57,7 @@ static void ports(struct hdp_strbuf *o, struct hdp_fwd *f)
 					       "tx_invalid_desc" };
 	struct hdp_xsk_kstats k[HDP_FWD_PORTS_MAX];
 
-	family(o, "hdp_port_info", "gauge",
+	hdp_prom_family(o, "hdp_port_info", "gauge",
 	       "A port (interface and queue) and how it runs: 1 per port.");
 	for (unsigned i = 0; i < f->nports; i++) {
 		const struct fwd_port *p = &f->ports[i];
@@ -88,7 +68,7 @@ static void ports(struct hdp_strbuf *o, struct hdp_fwd *f)
 		hdp_strbuf_printf(o, "hdp_port_info{");
 		port_labels(o, p);
 		hdp_strbuf_printf(o, ",");
-		label(o, "peer", f->ports[p->cfg.peer].cfg.ifname);
+		hdp_prom_label(o, "peer", f->ports[p->cfg.peer].cfg.ifname);
 		hdp_strbuf_printf(o, ",xdp_mode=\"%s\",zero_copy=\"%s\",busy_poll=\"%s\"} 1\n",
 				  xdp_mode, zero_copy ? "on" : "off", f->cfg->busy_poll ? "on" : "off");
 	}
@@ -98,7 +78,7 @@ static void ports(struct hdp_strbuf *o, struct hdp_fwd *f)
 	per_port(o, f, "hdp_port_tx_packets_total", "Frames sent on the port's TX ring.",
 		 tx_packets);
 	per_port(o, f, "hdp_port_tx_bytes_total", "Bytes of the frames sent.", tx_bytes);
-	family(o, "hdp_port_dropped_packets_total", "counter",
+	hdp_prom_family(o, "hdp_port_dropped_packets_total", "counter",
 	       "Frames hdp-fwd dropped, by cause: descriptor refused, runt, no room on the "
 	       "output's TX ring, checked copy refused.");
 	for (unsigned i = 0; i < f->nports; i++) {
@@ -117,7 +97,7 @@ static void ports(struct hdp_strbuf *o, struct hdp_fwd *f)
 	per_port(o, f, "hdp_port_wakeups_total", "Syscalls made to kick the kernel.", wakeups);
 	for (unsigned i = 0; i < f->nports; i++)
 		hdp_fwd_port_kstats(f, i, &k[i]);
-	family(o, "hdp_port_kernel_dropped_packets_total", "counter",
+	hdp_prom_family(o, "hdp_port_kernel_dropped_packets_total", "counter",
 	       "Frames the kernel dropped on the AF_XDP socket (XDP_STATISTICS), by cause.");
 	for (unsigned i = 0; i < f->nports; i++) {
 		const uint64_t v[] = { k[i].rx_dropped, k[i].rx_ring_full,
@@ -149,7 +129,7 @@ static int collect(struct hdp_pool *pool, void *ctx)
 static void per_pool(struct hdp_strbuf *o, const struct pool_list *l, const char *name,
 		     const char *type, const char *help, size_t offset)
 {
-	family(o, name, type, help);
+	hdp_prom_family(o, name, type, help);
 	for (unsigned i = 0; i < l->n; i++) {
 		uint64_t v;
 
@@ -167,11 +147,11 @@ static void pools(struct hdp_strbuf *o)
 	l.n = 0;
 	hdp_pool_foreach(collect, &l);
 	/* Pool names are [A-Za-z0-9_-]: nothing to escape; the profile is. */
-	family(o, "hdp_pool_info", "gauge",
+	hdp_prom_family(o, "hdp_pool_info", "gauge",
 	       "A pool, its hardening profile and where its memory comes from: 1 per pool.");
 	for (unsigned i = 0; i < l.n; i++) {
 		hdp_strbuf_printf(o, "hdp_pool_info{pool=\"%s\",", l.st[i].name);
-		label(o, "profile", l.st[i].harden.profile);
+		hdp_prom_label(o, "profile", l.st[i].harden.profile);
 		hdp_strbuf_printf(o, ",tag_backend=\"%s\",huge=\"%s\"} 1\n",
 				  l.st[i].harden.tag_backend, l.st[i].huge ? "yes" : "no");
 	}
@@ -197,7 +177,7 @@ static void pools(struct hdp_strbuf *o)
 	per_pool(o, &l, "hdp_pool_profile_changes_total", "counter",
 		 "Hardening profile changes at run time (hdp-ctl set, SIGHUP).",
 		 AT(harden.changes));
-	family(o, "hdp_pool_violations_total", "counter",
+	hdp_prom_family(o, "hdp_pool_violations_total", "counter",
 	       "Memory-safety violations caught in the pool, by kind (docs/HARDENING.md).");
 	for (unsigned i = 0; i < l.n; i++)
 		for (int k = 0; k < HDP_V__COUNT; k++)
@@ -211,10 +191,10 @@ int hdp_fwd_stats_prometheus(struct hdp_fwd *f, char *buf, size_t len)
 {
 	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
 
-	family(&o, "hdp_build_info", "gauge", "hdp-fwd's version: 1.");
+	hdp_prom_family(&o, "hdp_build_info", "gauge", "hdp-fwd's version: 1.");
 	hdp_strbuf_printf(&o, "hdp_build_info{version=\"%s\",mode=\"%s\"} 1\n", HDP_VERSION,
 			  hdp_fwd_mode_name(f->cfg->mode));
-	family(&o, "hdp_workers", "gauge", "Worker threads forwarding.");
+	hdp_prom_family(&o, "hdp_workers", "gauge", "Worker threads forwarding.");
 	hdp_strbuf_printf(&o, "hdp_workers %u\n", f->nworkers);
 	ports(&o, f);
 	pools(&o);

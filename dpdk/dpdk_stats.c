@@ -51,6 +51,7 @@ static void fill(struct hdp_dpdk_pool *pd, struct hdp_dpdk_pool_stats *st)
 	st->writes_after_free = hs.violations[HDP_V_WRITE_AFTER_FREE];
 	st->flags = hs.flags;
 	memcpy(st->exclude, hs.exclude, sizeof(st->exclude));
+	memcpy(st->profile, hs.profile, sizeof(st->profile));
 }
 
 int hdp_dpdk_pool_stats_get(const struct rte_mempool *mp, struct hdp_dpdk_pool_stats *st)

@@ -15,10 +15,32 @@
 #ifndef HDP_CTL_H
 #define HDP_CTL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct hdp_fwd;
 struct hdp_ctl;
+struct hdp_strbuf;
+
+/*
+ * What the socket reports and changes: the AF_XDP forwarder
+ * (hdp_ctl_open) or another one (hdp-fwd's DPDK mode). The requests and
+ * their strict parsing are the same for every source.
+ */
+struct hdp_ctl_source {
+	/* "stats", "stats json" (@format "json"), "stats prometheus". */
+	int (*stats)(void *ctx, const char *format, struct hdp_strbuf *o);
+	/* "pools", "pools json". */
+	int (*pools)(void *ctx, bool json, struct hdp_strbuf *o);
+	/*
+	 * "set POOL KEY VALUE": 0, -ENOENT (no such pool: say so in @o) or
+	 * another negative errno with the reason logged (the log of this
+	 * thread goes into the reply).
+	 */
+	int (*set)(void *ctx, const char *pool, const char *key, const char *value,
+		   struct hdp_strbuf *o);
+	void *ctx;
+};
 
 #define HDP_CTL_DEFAULT_PATH "/run/hdp-fwd.sock"
 #define HDP_CTL_REQUEST_MAX 512
@@ -31,9 +53,12 @@ struct hdp_ctl;
  * Listen at @path. A socket nobody listens on (left by a killed
  * forwarder) is replaced; anything else is refused: errno EADDRINUSE
  * (another process listens there) or EEXIST (not a socket). NULL + errno,
- * logged. @f may be NULL until hdp_ctl_set_fwd().
+ * logged.
  */
 struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f);
+
+/* The same for any source (copied). */
+struct hdp_ctl *hdp_ctl_open_source(const char *path, const struct hdp_ctl_source *src);
 
 /*
  * The same refusals, without binding: for a check before anything is set
@@ -42,7 +67,6 @@ struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f);
  * -EEXIST, -ENAMETOOLONG (logged).
  */
 int hdp_ctl_path_check(const char *path);
-void hdp_ctl_set_fwd(struct hdp_ctl *c, struct hdp_fwd *f);
 
 /*
  * Wait up to @max_ms for clients and serve whatever is ready: accept,
@@ -67,5 +91,10 @@ char *hdp_ctl_request_line(char *buf, size_t got);
 /* Answer one request into @reply (used by the server; exposed for tests). */
 int hdp_ctl_answer(struct hdp_fwd *f, const char *request, char *reply,
 		   size_t len);
+int hdp_ctl_answer_source(const struct hdp_ctl_source *src, const char *request,
+			  char *reply, size_t len);
+
+/* The AF_XDP forwarder @f as a source. */
+struct hdp_ctl_source hdp_ctl_fwd_source(struct hdp_fwd *f);
 
 #endif /* HDP_CTL_H */

@@ -18,6 +18,7 @@
 #ifndef HDP_DPDK_H
 #define HDP_DPDK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct hdp_harden_config;
@@ -62,9 +63,19 @@ struct hdp_dpdk_pool_stats {
 	uint64_t area_off, area_len;	/* what is hardened in each object */
 	char exclude[128];
 	unsigned chunks;		/* memory chunks DPDK populated it with */
+	char profile[256];		/* the effective profile, as keys */
 };
 
 /* Counters and effective profile of @mp: 0, or -ENOENT (not an hdp pool). */
 HDP_DPDK_API int hdp_dpdk_pool_stats_get(const struct rte_mempool *mp, struct hdp_dpdk_pool_stats *st);
+
+/*
+ * Change one profile key of @mp while it runs (the keys of
+ * docs/HARDENING.md; tag only to off): applied with the next bulk call
+ * through the driver. 0, -ENOENT (not an hdp pool) or -EINVAL, with the
+ * reason in @why.
+ */
+HDP_DPDK_API int hdp_dpdk_pool_set(struct rte_mempool *mp, const char *key, const char *value,
+				   char *why, size_t why_len);
 
 #endif /* HDP_DPDK_H */

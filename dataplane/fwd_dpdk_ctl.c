@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * hdp-fwd's control socket in DPDK mode: the same requests as on AF_XDP
+ * ports (hdp-ctl works unchanged), answered from the DPDK forwarder's
+ * counters and its one pool, "mbufs", whose profile "set" changes through
+ * the hdp driver (applied from the next bulk call).
+ */
+#include "fwd_dpdk_internal.h"
+#include "prom_text.h"
+
+#include <hdp/dpdk.h>
+#include <hdp/log.h>
+#include <hdp/strbuf.h>
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#define U(x) ((unsigned long long)(x))
+
+static double uptime(const struct dpdk_fwd *d)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - d->start;
+}
+
+static void stats_text(struct dpdk_fwd *d, struct hdp_strbuf *o)
+{
+	struct dpdk_port_sum s;
+
+	hdp_strbuf_printf(o, "mode %s, DPDK ports, %u workers, %u queue pairs per port, up %.0f s\n",
+			  hdp_fwd_mode_name(d->cfg->mode), d->nworkers, d->nqueues, uptime(d));
+	hdp_strbuf_printf(o, "%-16s %14s %14s %10s %10s\n", "port", "rx", "tx", "runt",
+			  "tx_full");
+	for (unsigned i = 0; i < d->cfg->nports; i++) {
+		hdp_fwd_dpdk_port_sum(d, i, &s);
+		hdp_strbuf_printf(o, "%-16s %14llu %14llu %10llu %10llu\n", d->cfg->ports[i].ifname,
+				  U(s.rx), U(s.tx), U(s.runt), U(s.tx_full));
+	}
+	for (unsigned k = 0; k < d->nworkers; k++) {
+		uint64_t rx = 0;
+
+		for (unsigned i = 0; i < d->cfg->nports; i++)
+			rx += hdp_counter_read(&d->w[k].port[i].rx);
+		hdp_strbuf_printf(o, "worker %u (lcore %u): %u queues, rx %llu\n", k,
+				  d->w[k].lcore, d->w[k].nq, U(rx));
+	}
+}
+
+static void stats_json(struct dpdk_fwd *d, struct hdp_strbuf *o)
+{
+	struct dpdk_port_sum s;
+
+	hdp_strbuf_printf(o, "{\"mode\":\"%s\",\"ports_kind\":\"dpdk\",\"uptime_s\":%.1f,"
+			  "\"queues_per_port\":%u,\"ports\":[", hdp_fwd_mode_name(d->cfg->mode),
+			  uptime(d), d->nqueues);
+	for (unsigned i = 0; i < d->cfg->nports; i++) {
+		hdp_fwd_dpdk_port_sum(d, i, &s);
+		hdp_strbuf_printf(o, "%s{\"name\":", i ? "," : "");
+		hdp_strbuf_json_string(o, d->cfg->ports[i].ifname);
+		hdp_strbuf_printf(o, ",\"rx_packets\":%llu,\"tx_packets\":%llu,\"drop_runt\":%llu,"
+				  "\"drop_tx_full\":%llu}", U(s.rx), U(s.tx), U(s.runt),
+				  U(s.tx_full));
+	}
+	hdp_strbuf_printf(o, "],\"workers\":[");
+	for (unsigned k = 0; k < d->nworkers; k++) {
+		uint64_t rx = 0, tx = 0;
+
+		for (unsigned i = 0; i < d->cfg->nports; i++) {
+			rx += hdp_counter_read(&d->w[k].port[i].rx);
+			tx += hdp_counter_read(&d->w[k].port[i].tx);
+		}
+		hdp_strbuf_printf(o, "%s{\"lcore\":%u,\"queues\":%u,\"rx_packets\":%llu,"
+				  "\"tx_packets\":%llu}", k ? "," : "", d->w[k].lcore, d->w[k].nq,
+				  U(rx), U(tx));
+	}
+	hdp_strbuf_printf(o, "]}\n");
+}
+
+/* One counter family per port: received (@tx false) or sent. */
+static void port_family(struct dpdk_fwd *d, struct hdp_strbuf *o, const char *name,
+			const char *help, bool tx)
+{
+	struct dpdk_port_sum s;
+
+	hdp_prom_family(o, name, "counter", help);
+	for (unsigned i = 0; i < d->cfg->nports; i++) {
+		hdp_fwd_dpdk_port_sum(d, i, &s);
+		hdp_strbuf_printf(o, "%s{", name);
+		hdp_prom_label(o, "port", d->cfg->ports[i].ifname);
+		hdp_strbuf_printf(o, "} %llu\n", U(tx ? s.tx : s.rx));
+	}
+}
+
+static void stats_prometheus(struct dpdk_fwd *d, struct hdp_strbuf *o)
+{
+	struct hdp_dpdk_pool_stats st;
+	struct dpdk_port_sum s;
+
+	hdp_prom_family(o, "hdp_workers", "gauge", "Workers forwarding (one per EAL lcore).");
+	hdp_strbuf_printf(o, "hdp_workers %u\n", d->nworkers);
+	port_family(d, o, "hdp_port_rx_packets_total", "Frames received from the port.", false);
+	port_family(d, o, "hdp_port_tx_packets_total", "Frames sent on the port.", true);
+	hdp_prom_family(o, "hdp_port_dropped_packets_total", "counter",
+			"Frames hdp-fwd dropped, by cause: runt, no room on the output's TX queue.");
+	for (unsigned i = 0; i < d->cfg->nports; i++) {
+		hdp_fwd_dpdk_port_sum(d, i, &s);
+		for (int c = 0; c < 2; c++) {
+			hdp_strbuf_printf(o, "hdp_port_dropped_packets_total{");
+			hdp_prom_label(o, "port", d->cfg->ports[i].ifname);
+			hdp_strbuf_printf(o, ",cause=\"%s\"} %llu\n", c ? "tx_full" : "runt",
+					  U(c ? s.tx_full : s.runt));
+		}
+	}
+	if (hdp_dpdk_pool_stats_get(d->mp, &st))
+		return;
+	hdp_prom_family(o, "hdp_pool_allocations_total", "counter",
+			"Objects the pool's driver handed out.");
+	hdp_strbuf_printf(o, "hdp_pool_allocations_total{pool=\"%s\"} %llu\n", d->mp->name,
+			  U(st.allocs));
+	hdp_prom_family(o, "hdp_pool_frees_total", "counter", "Objects the pool's driver took back.");
+	hdp_strbuf_printf(o, "hdp_pool_frees_total{pool=\"%s\"} %llu\n", d->mp->name, U(st.frees));
+	hdp_prom_family(o, "hdp_pool_wiped_bytes_total", "counter", "Bytes zeroed by the profile.");
+	hdp_strbuf_printf(o, "hdp_pool_wiped_bytes_total{pool=\"%s\"} %llu\n", d->mp->name,
+			  U(st.bytes_wiped));
+	hdp_prom_family(o, "hdp_pool_violations_total", "counter",
+			"Violations found, by kind (bad_free: foreign, interior or past the end).");
+	hdp_strbuf_printf(o, "hdp_pool_violations_total{pool=\"%s\",kind=\"double_free\"} %llu\n"
+			  "hdp_pool_violations_total{pool=\"%s\",kind=\"bad_free\"} %llu\n"
+			  "hdp_pool_violations_total{pool=\"%s\",kind=\"write_after_free\"} %llu\n",
+			  d->mp->name, U(st.double_frees), d->mp->name, U(st.bad_frees),
+			  d->mp->name, U(st.writes_after_free));
+}
+
+static int stats(void *ctx, const char *format, struct hdp_strbuf *o)
+{
+	struct dpdk_fwd *d = ctx;
+
+	if (!format)
+		stats_text(d, o);
+	else if (strcmp(format, "json") == 0)
+		stats_json(d, o);
+	else
+		stats_prometheus(d, o);
+	return 0;
+}
+
+static int pools(void *ctx, bool json, struct hdp_strbuf *o)
+{
+	struct dpdk_fwd *d = ctx;
+	struct hdp_dpdk_pool_stats st;
+
+	if (hdp_dpdk_pool_stats_get(d->mp, &st))
+		return -ENOENT;
+	if (json) {
+		hdp_strbuf_printf(o, "[{\"name\":\"%s\",\"ops\":\"%s\",\"objects\":%u,"
+				  "\"cache_size\":%u,\"in_pool\":%llu,\"chunks\":%u,\"allocs\":%llu,"
+				  "\"frees\":%llu,\"rejected\":%llu,\"bytes_wiped\":%llu,"
+				  "\"violations\":%llu,\"profile\":", d->mp->name, HDP_DPDK_OPS_NAME,
+				  d->mp->size, d->mp->cache_size, U(st.in_pool), st.chunks,
+				  U(st.allocs), U(st.frees), U(st.rejected), U(st.bytes_wiped),
+				  U(st.violations));
+		hdp_strbuf_json_string(o, st.profile);
+		hdp_strbuf_printf(o, "}]\n");
+		return 0;
+	}
+	hdp_strbuf_printf(o, "pool %s (DPDK mempool, hdp driver): %u mbufs, cache %u, %llu free, "
+			  "%u memory chunk%s\n  profile: %s\n  allocs %llu, frees %llu, refused %llu, "
+			  "bytes wiped %llu, violations %llu (double free %llu, bad free %llu, "
+			  "write after free %llu)\n", d->mp->name, d->mp->size, d->mp->cache_size,
+			  U(st.in_pool), st.chunks, st.chunks == 1 ? "" : "s", st.profile,
+			  U(st.allocs), U(st.frees), U(st.rejected), U(st.bytes_wiped),
+			  U(st.violations), U(st.double_frees), U(st.bad_frees),
+			  U(st.writes_after_free));
+	return 0;
+}
+
+static int set(void *ctx, const char *pool, const char *key, const char *value,
+	       struct hdp_strbuf *o)
+{
+	struct dpdk_fwd *d = ctx;
+	char why[256];
+	int ret;
+
+	if (strcmp(pool, d->mp->name) != 0) {
+		hdp_strbuf_printf(o, "error: no pool is called '%.31s' (in DPDK mode there is one: "
+				  "%s)\n", pool, d->mp->name);
+		return -ENOENT;
+	}
+	ret = hdp_dpdk_pool_set(d->mp, key, value, why, sizeof(why));
+	if (ret)
+		hdp_log(HDP_LOG_ERR, "%s", why);
+	return ret;
+}
+
+struct hdp_ctl_source hdp_fwd_dpdk_ctl_source(struct dpdk_fwd *d)
+{
+	return (struct hdp_ctl_source){ stats, pools, set, d };
+}

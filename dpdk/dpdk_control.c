@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Changing a DPDK pool's profile while it runs (hdp-fwd's control socket
+ * in DPDK mode): the same keys and checks as hdp's own pools, applied
+ * with the next bulk call that crosses the driver. The reason for a
+ * refusal comes back as text: the library's log is its own, not the
+ * application's.
+ */
+#include "dpdk_internal.h"
+
+#include <hdp/log.h>
+#include <hdp/strbuf.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static void capture(void *ctx, enum hdp_log_level level, const char *msg)
+{
+	struct hdp_strbuf *why = ctx;
+
+	if (level <= HDP_LOG_WARN && !why->used)
+		hdp_strbuf_printf(why, "%s", msg);
+}
+
+int hdp_dpdk_pool_set(struct rte_mempool *mp, const char *key, const char *value,
+		      char *why, size_t why_len)
+{
+	struct hdp_dpdk_pool *pd = hdp_dpdk_pool_of(mp);
+	struct hdp_strbuf w = hdp_strbuf_init(why, why_len);
+	int ret;
+
+	if (!pd || !pd->applied) {
+		hdp_strbuf_printf(&w, "mempool %s: not an hdp pool in use", mp ? mp->name : "?");
+		return -ENOENT;
+	}
+	/* As at creation: a pointer tag would fault DPDK's own code. */
+	if (strcmp(key, "tag") == 0 && strcmp(value, "off") != 0) {
+		hdp_strbuf_printf(&w, "mempool %s: key 'tag', value '%s': DPDK dereferences its "
+				  "objects directly, so pointer tags cannot protect a DPDK pool",
+				  mp->name, value);
+		return -EINVAL;
+	}
+	hdp_log_set_thread_sink(capture, &w);
+	ret = hdp_harden_pool_set_key(&pd->hp, key, value);
+	hdp_log_set_thread_sink(NULL, NULL);
+	if (ret && !w.used)
+		hdp_strbuf_printf(&w, "%s", strerror(-ret));
+	return ret;
+}
