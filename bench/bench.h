@@ -58,6 +58,9 @@ int bench_apply_profile(struct hdp_fwd *f, const char *spec, const char *configs
 /* micro --threads: the pipeline with one worker per thread, one shared pool. */
 int bench_micro_threads(const struct bench_opts *o);
 void bench_stat_of(double *samples, unsigned n, struct bench_stat *out);
+
+/* GB/s of memset over @count buffers of @size bytes, @stride apart, in order. */
+double bench_memset_gbps(size_t size, size_t stride, size_t count, unsigned trials);
 void bench_progress(const char *fmt, ...) HDP_PRINTF(1, 2);
 
 /*

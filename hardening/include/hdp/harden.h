@@ -250,8 +250,8 @@ static inline uint32_t hdp_harden_div_stride(uint32_t shift, uint64_t magic, siz
  * chunk holds @a. One multiply for one chunk; for several, one lookup in
  * the chunk map (or a binary search over the chunks' bases).
  */
-static inline bool hdp_harden_slot(const struct hdp_harden_pool *hp, uintptr_t a,
-				   uint32_t *idx, size_t *in_slot)
+static inline __attribute__((always_inline)) bool
+hdp_harden_slot(const struct hdp_harden_pool *hp, uintptr_t a, uint32_t *idx, size_t *in_slot)
 {
 	uintptr_t base = hp->base;
 	size_t len = hp->objs_len, off;
