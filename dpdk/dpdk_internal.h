@@ -35,6 +35,8 @@ struct hdp_dpdk_pool {
 	struct hdp_harden_chunk *chunks;
 	uint32_t chunk_count;
 	uint32_t slots;			/* over every chunk */
+	uintptr_t span_base;		/* chunks indexed as one span: its start */
+	uint32_t span_slots;		/* and its slots (0: not spanned) */
 	uint32_t *starts;		/* per slot: where in it that object's area starts */
 	bool is_mbuf;
 	uint32_t populated;

@@ -38,6 +38,7 @@ static void fill(struct hdp_dpdk_pool *pd, struct hdp_dpdk_pool_stats *st)
 	st->area_off = pd->area_off;
 	st->area_len = pd->area_len;
 	st->chunks = pd->chunk_count;
+	st->spanned = pd->span_slots != 0;
 	if (!pd->hp_ready)
 		return;
 	gather(pd, &hs);
@@ -91,6 +92,8 @@ static void pool_dict(struct hdp_dpdk_pool *pd, struct rte_tel_data *d, bool by_
 	rte_tel_data_add_dict_u64(d, "area_offset", st.area_off);
 	rte_tel_data_add_dict_u64(d, "area_bytes", st.area_len);
 	rte_tel_data_add_dict_u64(d, "chunks", st.chunks);
+	rte_tel_data_add_dict_string(d, "indexed_as", st.chunks <= 1 ? "one chunk" :
+				     st.spanned ? "one span" : "chunk table");
 	rte_tel_data_add_dict_string(d, "init_on_alloc", on_off(st.flags, HDP_HF_INIT_ALLOC));
 	rte_tel_data_add_dict_string(d, "init_on_free",
 				     !(st.flags & HDP_HF_INIT_FREE) ? "off" :

@@ -156,21 +156,76 @@ static int grow_tables(struct hdp_dpdk_pool *pd, uint32_t slots)
 	return 0;
 }
 
+/*
+ * Chunks close together (EAL's pages of one memory segment list, in PA
+ * mode one chunk per IOVA-contiguous run) are indexed as one span, like
+ * a single chunk: objects do not overlap, so their distances from the
+ * span's start divided by the stride are still distinct, and the lookup
+ * stays one multiply. Worth it while the span has at most twice the slots
+ * the chunks have; sparser pools keep the chunk table. The slot starts
+ * are moved to span indexes. 0, or -ENOMEM.
+ */
+static int index_as_span(struct hdp_dpdk_pool *pd, size_t stride, bool *spanned)
+{
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	uint32_t *starts;
+	size_t slots;
+
+	*spanned = false;
+	for (uint32_t k = 0; k < pd->chunk_count; k++) {
+		lo = pd->chunks[k].base < lo ? pd->chunks[k].base : lo;
+		hi = pd->chunks[k].base + pd->chunks[k].len > hi ? pd->chunks[k].base +
+								     pd->chunks[k].len : hi;
+	}
+	slots = (hi - lo + stride - 1) / stride;
+	if (pd->chunk_count == 1 || slots > 2 * (size_t)pd->slots || slots > UINT32_MAX)
+		return 0;
+	starts = rte_malloc("hdp_starts", slots * sizeof(*starts), 0);
+	if (!starts)
+		return -ENOMEM;
+	memset(starts, 0xff, slots * sizeof(*starts));
+	for (uint32_t k = 0; k < pd->chunk_count; k++) {
+		const struct hdp_harden_chunk *c = &pd->chunks[k];
+
+		for (uint32_t s = 0; s < c->len / stride; s++) {
+			uint32_t start = pd->starts[c->first + s];
+			uintptr_t off;
+
+			if (start == UINT32_MAX)
+				continue;
+			off = c->base + (uintptr_t)s * stride + start - lo;
+			starts[off / stride] = (uint32_t)(off % stride);
+		}
+	}
+	rte_free(pd->starts);
+	pd->starts = starts;
+	pd->span_base = lo;
+	pd->span_slots = (uint32_t)slots;
+	*spanned = true;
+	return 0;
+}
+
 /* Every object is in: index them and turn the profile on. */
 static int harden_pool_ready(struct rte_mempool *mp, struct hdp_dpdk_pool *pd)
 {
-	bool one = pd->chunk_count == 1;
+	bool spanned, one;
+	char text[256];
+	int ret;
+
+	ret = index_as_span(pd, elt_stride(mp), &spanned);
+	if (ret)
+		return ret;
+	one = pd->chunk_count == 1 || spanned;
 	struct hdp_harden_pool_desc d = {
-		.name = mp->name, .base = pd->chunks[0].base,
+		.name = mp->name, .base = spanned ? pd->span_base : pd->chunks[0].base,
 		.obj_size = pd->area_len, .obj_stride = elt_stride(mp),
-		.obj_count = pd->slots, .on_violation = pd->profile.on_violation,
-		/* One chunk: the same single-span index as hdp's own pools. */
+		.obj_count = spanned ? pd->span_slots : pd->slots,
+		.on_violation = pd->profile.on_violation,
+		/* One chunk or span: the same index as hdp's own pools. */
 		.chunks = one ? NULL : pd->chunks, .chunk_count = one ? 0 : pd->chunk_count,
 		/* With no cache, objects come back in FIFO order through the whole pool. */
 		.cold_objects = true,
 	};
-	char text[256];
-	int ret;
 
 	ret = hdp_harden_pool_init(&pd->hp, &d);
 	if (ret)
@@ -180,9 +235,10 @@ static int harden_pool_ready(struct rte_mempool *mp, struct hdp_dpdk_pool *pd)
 		return -EINVAL;
 	pd->applied = true;
 	hdp_profile_format(&pd->hp.current, text, sizeof(text));
-	hdp_log(HDP_LOG_INFO, "mempool %s (%s, %u objects in %u chunk%s): %s%s%s", mp->name,
+	hdp_log(HDP_LOG_INFO, "mempool %s (%s, %u objects in %u chunk%s%s): %s%s%s", mp->name,
 		pd->is_mbuf ? "mbufs: data room hardened, headers untouched" : "whole objects",
-		mp->size, pd->chunk_count, one ? "" : "s", text, pd->why[0] ? "; excluded: " : "",
+		mp->size, pd->chunk_count, pd->chunk_count == 1 ? "" : "s",
+		spanned ? ", indexed as one span" : "", text, pd->why[0] ? "; excluded: " : "",
 		pd->why);
 	return 0;
 }

@@ -63,6 +63,7 @@ struct hdp_dpdk_pool_stats {
 	uint64_t area_off, area_len;	/* what is hardened in each object */
 	char exclude[128];
 	unsigned chunks;		/* memory chunks DPDK populated it with */
+	int spanned;			/* several, close enough to index as one span */
 	char profile[256];		/* the effective profile, as keys */
 };
 
