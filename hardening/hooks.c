@@ -33,36 +33,21 @@ struct burst {
 	uint64_t wiped, tagged, checks;
 };
 
-/*
- * Field by field: an initializer would zero the whole struct first (the
- * samplers' unused counters too), which GCC does with a "rep stos" that
- * costs more than a short burst's hooks.
- */
-static inline void burst_begin(struct burst *b, struct hdp_harden_pool *hp,
-			       struct hdp_harden_tls *t, uint64_t w)
+static inline struct burst burst_begin(struct hdp_harden_pool *hp,
+				       struct hdp_harden_tls *t, uint64_t w)
 {
-	b->hp = hp;
-	b->t = t;
-	b->w = w;
-	b->flags = hdp_hw_flags(w);
-	b->s.sample_countdown = t->sample_countdown;
-	b->s.check_countdown = t->check_countdown;
-	b->s.rng = t->rng;
-	b->meta = hp->meta;
-	b->chunks = hp->chunks;
-	b->base = hp->base;
-	b->shift = hp->stride_shift;
-	b->magic = hp->stride_magic;
-	b->count = hp->count;
-	b->stride = hp->stride;
-	b->obj_size = hp->obj_size;
-	b->hardware_tags = hp->tag_ops && hp->tag_ops->hardware_checks;
-	b->cold = hp->cold_objects;
-	/* After the word: this epoch or a later one (harden.h). */
-	b->epoch = epoch_now(hp);
-	b->wiped = 0;
-	b->tagged = 0;
-	b->checks = 0;
+	return (struct burst){
+		.hp = hp, .t = t, .w = w, .flags = hdp_hw_flags(w),
+		.s = { .sample_countdown = t->sample_countdown,
+		       .check_countdown = t->check_countdown, .rng = t->rng },
+		.meta = hp->meta, .chunks = hp->chunks, .base = hp->base,
+		.shift = hp->stride_shift, .magic = hp->stride_magic,
+		.count = hp->count, .stride = hp->stride, .obj_size = hp->obj_size,
+		.hardware_tags = hp->tag_ops && hp->tag_ops->hardware_checks,
+		.cold = hp->cold_objects,
+		/* After the word: this epoch or a later one (harden.h). */
+		.epoch = epoch_now(hp),
+	};
 }
 
 static inline void burst_end(struct burst *b)
@@ -75,20 +60,22 @@ static inline void burst_end(struct burst *b)
 	hdp_counter_add(&b->t->c.checks, b->checks);
 }
 
-static inline __attribute__((always_inline)) uint32_t
-b_index(const struct burst *b, const void *obj)
+/* Several chunks (a sparse DPDK pool): out of the loop's way. */
+HDP_COLD static uint32_t b_index_chunked(const struct burst *b, const void *obj)
 {
-	uintptr_t off = (uintptr_t)obj - b->base;
+	uint32_t idx = 0;
+	size_t in_slot;
 
-	/* Several chunks (DPDK): the caller checked the object is one of them. */
-	if (hdp_unlikely(b->chunks != NULL)) {
-		uint32_t idx = 0;
-		size_t in_slot;
+	/* The caller checked the object is one of the pool's. */
+	hdp_harden_slot(b->hp, (uintptr_t)obj, &idx, &in_slot);
+	return idx;
+}
 
-		hdp_harden_slot(b->hp, (uintptr_t)obj, &idx, &in_slot);
-		return idx;
-	}
-	return hdp_harden_div_stride(b->shift, b->magic, b->stride, off);
+static inline uint32_t b_index(const struct burst *b, const void *obj)
+{
+	if (hdp_unlikely(b->chunks != NULL))
+		return b_index_chunked(b, obj);
+	return hdp_harden_div_stride(b->shift, b->magic, b->stride, (uintptr_t)obj - b->base);
 }
 
 /* The object's state if recorded in this epoch, else 0 (nothing known). */
@@ -196,9 +183,8 @@ static inline unsigned tag_on_alloc(struct burst *b, uint32_t idx, void *obj,
 void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 			 uint64_t w, void **objs, unsigned n)
 {
-	struct burst b;
+	struct burst b = burst_begin(hp, t, w);
 
-	burst_begin(&b, hp, t, w);
 	for (unsigned i = 0; i < n; i++) {
 		void *obj = objs[i];
 		uint32_t idx = b_index(&b, obj);
@@ -308,10 +294,8 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 			    uint64_t w, void *const *objs, const struct hdp_extent *ext,
 			    void **out, unsigned n)
 {
-	struct burst b;
+	struct burst b = burst_begin(hp, t, w);
 	unsigned kept = 0;
-
-	burst_begin(&b, hp, t, w);
 
 	for (unsigned i = 0; i < n; i++) {
 		void *obj = hdp_untag(objs[i]);
