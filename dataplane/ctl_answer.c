@@ -69,14 +69,14 @@ static int fwd_stats(void *ctx, const char *format, struct hdp_strbuf *o)
 {
 	struct hdp_fwd *f = ctx;
 
-	if (!format)
+	if (!format) {
 		o->used = (size_t)hdp_fwd_stats_text(f, o->buf, o->len);
-	else if (strcmp(format, "json") == 0)
+	} else if (strcmp(format, "json") == 0) {
 		o->used = (size_t)hdp_fwd_stats_json(f, o->buf, o->len);
-	else
-		o->used = (size_t)hdp_fwd_stats_prometheus(f, o->buf, o->len);
-	if (format && strcmp(format, "json") == 0)
 		hdp_strbuf_printf(o, "\n");
+	} else {
+		o->used = (size_t)hdp_fwd_stats_prometheus(f, o->buf, o->len);
+	}
 	return 0;
 }
 

@@ -230,6 +230,19 @@ void hdp_fwd_dpdk_port_sum(const struct dpdk_fwd *d, unsigned port, struct dpdk_
 	}
 }
 
+void hdp_fwd_dpdk_worker_sum(const struct dpdk_fwd *d, unsigned k, struct dpdk_port_sum *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i < d->cfg->nports; i++) {
+		const struct dpdk_port_counters *c = &d->w[k].port[i];
+
+		s->rx += hdp_counter_read(&c->rx);
+		s->tx += hdp_counter_read(&c->tx);
+		s->runt += hdp_counter_read(&c->runt);
+		s->tx_full += hdp_counter_read(&c->tx_full);
+	}
+}
+
 static uint64_t total_rx(const struct dpdk_fwd *d)
 {
 	struct dpdk_port_sum s;
@@ -309,12 +322,9 @@ static void summary(struct dpdk_fwd *d)
 		       (unsigned long long)s.runt, (unsigned long long)s.tx_full);
 	}
 	for (unsigned k = 0; k < d->nworkers; k++) {
-		uint64_t rx = 0;
-
-		for (unsigned i = 0; i < d->cfg->nports; i++)
-			rx += hdp_counter_read(&d->w[k].port[i].rx);
+		hdp_fwd_dpdk_worker_sum(d, k, &s);
 		printf("worker %u (lcore %u): %u queues, %llu frames received\n", k, d->w[k].lcore,
-		       d->w[k].nq, (unsigned long long)rx);
+		       d->w[k].nq, (unsigned long long)s.rx);
 	}
 	if (hdp_dpdk_pool_stats_get(d->mp, &st) == 0)
 		printf("pool %s: %u mbufs, %llu allocs, %llu frees, %llu bytes wiped, %llu violations\n",

@@ -40,12 +40,9 @@ static void stats_text(struct dpdk_fwd *d, struct hdp_strbuf *o)
 				  U(s.rx), U(s.tx), U(s.runt), U(s.tx_full));
 	}
 	for (unsigned k = 0; k < d->nworkers; k++) {
-		uint64_t rx = 0;
-
-		for (unsigned i = 0; i < d->cfg->nports; i++)
-			rx += hdp_counter_read(&d->w[k].port[i].rx);
+		hdp_fwd_dpdk_worker_sum(d, k, &s);
 		hdp_strbuf_printf(o, "worker %u (lcore %u): %u queues, rx %llu\n", k,
-				  d->w[k].lcore, d->w[k].nq, U(rx));
+				  d->w[k].lcore, d->w[k].nq, U(s.rx));
 	}
 }
 
@@ -66,15 +63,10 @@ static void stats_json(struct dpdk_fwd *d, struct hdp_strbuf *o)
 	}
 	hdp_strbuf_printf(o, "],\"workers\":[");
 	for (unsigned k = 0; k < d->nworkers; k++) {
-		uint64_t rx = 0, tx = 0;
-
-		for (unsigned i = 0; i < d->cfg->nports; i++) {
-			rx += hdp_counter_read(&d->w[k].port[i].rx);
-			tx += hdp_counter_read(&d->w[k].port[i].tx);
-		}
+		hdp_fwd_dpdk_worker_sum(d, k, &s);
 		hdp_strbuf_printf(o, "%s{\"lcore\":%u,\"queues\":%u,\"rx_packets\":%llu,"
 				  "\"tx_packets\":%llu}", k ? "," : "", d->w[k].lcore, d->w[k].nq,
-				  U(rx), U(tx));
+				  U(s.rx), U(s.tx));
 	}
 	hdp_strbuf_printf(o, "]}\n");
 }

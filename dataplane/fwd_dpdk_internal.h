@@ -63,6 +63,9 @@ struct dpdk_port_sum {
 
 void hdp_fwd_dpdk_port_sum(const struct dpdk_fwd *d, unsigned port, struct dpdk_port_sum *s);
 
+/* Worker @k's counters summed over the ports. */
+void hdp_fwd_dpdk_worker_sum(const struct dpdk_fwd *d, unsigned k, struct dpdk_port_sum *s);
+
 /* The control socket's view of @d (fwd_dpdk_ctl.c). */
 struct hdp_ctl_source hdp_fwd_dpdk_ctl_source(struct dpdk_fwd *d);
 

@@ -350,37 +350,15 @@ static unsigned valid_areas(struct hdp_dpdk_pool *pd, void * const *objs, unsign
 	return good;
 }
 
-/*
- * Are all @n one of the pool's objects? (Nothing to do but that check.)
- * One chunk, the usual case: the pool's fields in registers, no branch
- * per object.
- */
+/* Are all @n one of the pool's objects? (Nothing to do but that check.) */
 static bool all_valid(struct hdp_dpdk_pool *pd, void * const *objs, unsigned n)
 {
-	const struct hdp_harden_pool *hp = &pd->hp;
-	uintptr_t base = hp->base - pd->area_off;
-	const uint32_t *starts = pd->starts;
-	uint64_t magic = hp->stride_magic;
-	size_t len = hp->objs_len, stride = hp->stride;
-	uint32_t shift = hp->stride_shift;
 	bool good = true;
 
-	if (hp->chunks) {
-		for (unsigned i = 0; i < n; i++) {
-			void *area;
-
-			good &= area_of(pd, objs[i], &area) == HDP_V__COUNT;
-		}
-		return good;
-	}
 	for (unsigned i = 0; i < n && good; i++) {
-		size_t off = (uintptr_t)objs[i] - base;
-		uint32_t idx;
+		void *area;
 
-		if (hdp_unlikely(off >= len))
-			return false;
-		idx = hdp_harden_div_stride(shift, magic, stride, off);
-		good = starts[idx] == off - (size_t)idx * stride;
+		good = area_of(pd, objs[i], &area) == HDP_V__COUNT;
 	}
 	return good;
 }

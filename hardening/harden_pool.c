@@ -112,6 +112,48 @@ static int take_chunks(struct hdp_harden_pool *hp, const struct hdp_harden_pool_
 }
 
 /*
+ * The chunk holding @a: one step through the chunk map (a granule holds
+ * the start of at most one more chunk), or a binary search over the
+ * chunks' bases where the span was too sparse for a map.
+ */
+bool hdp_harden_slot_chunked(const struct hdp_harden_pool *hp, uintptr_t a, uint32_t *idx,
+			     size_t *in_slot)
+{
+	const struct hdp_harden_chunk *c;
+	uint32_t lo = 0, hi = hp->chunk_count, i;
+	size_t off;
+
+	if (a < hp->base)
+		return false;
+	if (hp->chunk_map) {
+		size_t g = (a - hp->base) >> hp->map_shift;
+
+		if (g >= hp->map_len)
+			return false;
+		lo = hp->chunk_map[g];
+		if (lo + 1 < hp->chunk_count && a >= hp->chunks[lo + 1].base)
+			lo++;
+	} else {
+		while (hi - lo > 1) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (hp->chunks[mid].base <= a)
+				lo = mid;
+			else
+				hi = mid;
+		}
+	}
+	c = &hp->chunks[lo];
+	off = a - c->base;
+	if (a < c->base || off >= c->len)
+		return false;
+	i = hdp_harden_div_stride(hp->stride_shift, hp->stride_magic, hp->stride, off);
+	*idx = c->first + i;
+	*in_slot = off - (size_t)i * hp->stride;
+	return true;
+}
+
+/*
  * ceil(2^64 / stride) when it divides every offset in a chunk exactly
  * (offset * stride < 2^64: the error of the rounded-up reciprocal stays
  * under one stride), else 0 and hdp_harden_div_stride divides.

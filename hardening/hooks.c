@@ -60,21 +60,16 @@ static inline void burst_end(struct burst *b)
 	hdp_counter_add(&b->t->c.checks, b->checks);
 }
 
-/* Several chunks (a sparse DPDK pool): out of the loop's way. */
-HDP_COLD static uint32_t b_index_chunked(const struct burst *b, const void *obj)
+static inline uint32_t b_index(const struct burst *b, const void *obj)
 {
 	uint32_t idx = 0;
 	size_t in_slot;
 
-	/* The caller checked the object is one of the pool's. */
-	hdp_harden_slot(b->hp, (uintptr_t)obj, &idx, &in_slot);
-	return idx;
-}
-
-static inline uint32_t b_index(const struct burst *b, const void *obj)
-{
-	if (hdp_unlikely(b->chunks != NULL))
-		return b_index_chunked(b, obj);
+	/* Several chunks (a sparse DPDK pool): the caller checked the object is one. */
+	if (hdp_unlikely(b->chunks != NULL)) {
+		hdp_harden_slot_chunked(b->hp, (uintptr_t)obj, &idx, &in_slot);
+		return idx;
+	}
 	return hdp_harden_div_stride(b->shift, b->magic, b->stride, (uintptr_t)obj - b->base);
 }
 

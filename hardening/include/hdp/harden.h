@@ -245,48 +245,27 @@ static inline uint32_t hdp_harden_div_stride(uint32_t shift, uint64_t magic, siz
 	return (uint32_t)(off / stride);
 }
 
+/* hdp_harden_slot for a pool of several chunks (harden_pool.c). */
+bool hdp_harden_slot_chunked(const struct hdp_harden_pool *hp, uintptr_t a, uint32_t *idx,
+			     size_t *in_slot);
+
 /*
  * The slot holding @a: its index and @a's offset inside it. false when no
- * chunk holds @a. One multiply for one chunk; for several, one lookup in
- * the chunk map (or a binary search over the chunks' bases).
+ * chunk holds @a. One multiply for one chunk; several (a sparse DPDK
+ * pool) take a call, out of the way of the usual case.
  */
-static inline __attribute__((always_inline)) bool
-hdp_harden_slot(const struct hdp_harden_pool *hp, uintptr_t a, uint32_t *idx, size_t *in_slot)
+static inline bool hdp_harden_slot(const struct hdp_harden_pool *hp, uintptr_t a,
+				   uint32_t *idx, size_t *in_slot)
 {
-	uintptr_t base = hp->base;
-	size_t len = hp->objs_len, off;
-	uint32_t first = 0, i;
+	size_t off = a - hp->base;
+	uint32_t i;
 
-	if (hdp_unlikely(hp->chunks != NULL)) {
-		uint32_t lo = 0, hi = hp->chunk_count;
-
-		if (hdp_likely(hp->chunk_map != NULL)) {
-			size_t g = (a - hp->base) >> hp->map_shift;
-
-			if (a < hp->base || g >= hp->map_len)
-				return false;
-			/* A granule holds the start of at most one more chunk. */
-			lo = hp->chunk_map[g];
-			if (lo + 1 < hp->chunk_count && a >= hp->chunks[lo + 1].base)
-				lo++;
-		}
-		while (hi - lo > 1 && !hp->chunk_map) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (hp->chunks[mid].base <= a)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		base = hp->chunks[lo].base;
-		len = hp->chunks[lo].len;
-		first = hp->chunks[lo].first;
-	}
-	off = a - base;
-	if (a < base || off >= len)
+	if (hdp_unlikely(hp->chunks != NULL))
+		return hdp_harden_slot_chunked(hp, a, idx, in_slot);
+	if (a < hp->base || off >= hp->objs_len)
 		return false;
 	i = hdp_harden_div_stride(hp->stride_shift, hp->stride_magic, hp->stride, off);
-	*idx = first + i;
+	*idx = i;
 	*in_slot = off - (size_t)i * hp->stride;
 	return true;
 }
