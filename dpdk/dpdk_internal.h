@@ -12,6 +12,8 @@
 #include <hdp/dpdk.h>
 #include <hdp/harden.h>
 
+#include "dpdk_reuse.h"
+
 #include <rte_lcore.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -20,6 +22,7 @@
 /* What one lcore (or, under a lock, every non-EAL thread) writes. */
 struct hdp_dpdk_lcore {
 	struct hdp_harden_tls tls;
+	struct hdp_dpdk_reuse reuse;
 	_Atomic uint64_t frees, allocs, rejected;
 } __rte_cache_aligned;
 
@@ -39,6 +42,7 @@ struct hdp_dpdk_pool {
 	uint32_t span_slots;		/* and its slots (0: not spanned) */
 	uint32_t *starts;		/* per slot: where in it that object's area starts */
 	bool is_mbuf;
+	uint32_t reuse_depth;		/* of every lcore's queue (0: none) */
 	uint32_t populated;
 	size_t area_off;		/* hardened area: offset in the element */
 	size_t area_len;
@@ -57,6 +61,17 @@ int hdp_dpdk_config(const struct hdp_harden_config **out);
 /* Resolve the profile of the pool called @name; -EINVAL when refused. */
 int hdp_dpdk_profile_for(const char *name, struct hdp_profile *p, uint32_t *excluded,
 			 char *why, size_t why_len);
+
+/*
+ * The reuse queues (dpdk_reuse.h): HDP_DPDK_REUSE_DEPTH read once with the
+ * profiles (0, or -EINVAL logged); each pool's queues made when its
+ * profile turns on (0 or -ENOMEM) and freed with it; what they hold.
+ */
+int hdp_dpdk_reuse_depth_from_env(void);
+int hdp_dpdk_reuse_setup(struct hdp_dpdk_pool *pd);
+void hdp_dpdk_reuse_teardown(struct hdp_dpdk_pool *pd);
+void hdp_dpdk_reuse_totals(const struct hdp_dpdk_pool *pd, uint64_t *queued,
+			   uint64_t *cut_short);
 
 /* The pools this process made with the driver, for telemetry and stats. */
 void hdp_dpdk_pools_add(struct hdp_dpdk_pool *pd);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The "hdp" mempool ops. Free objects live in an rte_ring, as with DPDK's
- * ring driver; what hdp adds runs as objects cross the driver: on the way
+ * ring driver, behind each lcore's reuse queue (dpdk_reuse.h: a freed
+ * object waits there behind `depth` later frees of that lcore before it is
+ * handed out again); what hdp adds runs as objects cross the driver: on the way
  * in (enqueue = free) foreign and interior pointers and double frees are
  * refused and the data area is wiped (init_on_free); on the way out
  * (dequeue = alloc) it is checked still zero (init_check) or wiped
@@ -31,7 +33,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#define STEP 64		/* objects through the hooks at a time */
+#define STEP HDP_REUSE_PUT_MAX	/* objects through the hooks at a time */
 
 static size_t elt_stride(const struct rte_mempool *mp)
 {
@@ -100,6 +102,7 @@ static void hdp_ops_free(struct rte_mempool *mp)
 		hdp_harden_pool_fini(&pd->hp);
 	rte_free(pd->starts);
 	rte_free(pd->chunks);
+	hdp_dpdk_reuse_teardown(pd);
 	rte_free(pd);
 	mp->pool_data = NULL;
 }
@@ -233,13 +236,17 @@ static int harden_pool_ready(struct rte_mempool *mp, struct hdp_dpdk_pool *pd)
 	pd->hp_ready = true;
 	if (hdp_harden_pool_apply(&pd->hp, &pd->profile, pd->excluded, pd->why))
 		return -EINVAL;
+	ret = hdp_dpdk_reuse_setup(pd);
+	if (ret)
+		return ret;
 	pd->applied = true;
 	hdp_profile_format(&pd->hp.current, text, sizeof(text));
-	hdp_log(HDP_LOG_INFO, "mempool %s (%s, %u objects in %u chunk%s%s): %s%s%s", mp->name,
+	hdp_log(HDP_LOG_INFO, "mempool %s (%s, %u objects in %u chunk%s%s, reuse queues %u "
+		"deep): %s%s%s", mp->name,
 		pd->is_mbuf ? "mbufs: data room hardened, headers untouched" : "whole objects",
 		mp->size, pd->chunk_count, pd->chunk_count == 1 ? "" : "s",
-		spanned ? ", indexed as one span" : "", text, pd->why[0] ? "; excluded: " : "",
-		pd->why);
+		spanned ? ", indexed as one span" : "", pd->reuse_depth, text,
+		pd->why[0] ? "; excluded: " : "", pd->why);
 	return 0;
 }
 
@@ -364,7 +371,7 @@ static bool all_valid(struct hdp_dpdk_pool *pd, void * const *objs, unsigned n)
 }
 
 /*
- * @n objects back into the ring, STEP at a time through the hooks: the
+ * @n objects back into the reuse queue, STEP at a time through the hooks: the
  * arrays stay small (a DPDK bulk is at most 512), so no stack probing and
  * no cache lines spent on them. Returns how many were refused, or -1 if
  * the ring was full (it cannot be: it holds the whole pool).
@@ -389,7 +396,7 @@ static int enqueue_hooked(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, ui
 		}
 		for (unsigned i = 0; i < out; i++)
 			kept[i] = (char *)kept[i] - pd->area_off;
-		if (out && !rte_ring_mp_enqueue_bulk(pd->ring, kept, out, NULL))
+		if (out && hdp_reuse_put(&l->reuse, kept, out, pd->ring))
 			return -1;
 		refused += k - out;
 		objs += k;
@@ -413,8 +420,9 @@ static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned 
 	l = hdp_dpdk_lcore_get(pd, lcore);
 	/* No hook on and every pointer good: the objects go as they came, at once. */
 	if (!(hdp_hw_flags(w) & HDP_HF_HOOKS) && all_valid(pd, objs, n)) {
-		if (!rte_ring_mp_enqueue_bulk(pd->ring, objs, n, NULL))
-			refused = -1;
+		for (unsigned i = 0; i < n && refused == 0; i += HDP_REUSE_PUT_MAX)
+			refused = hdp_reuse_put(&l->reuse, objs + i, n - i < HDP_REUSE_PUT_MAX ?
+						n - i : HDP_REUSE_PUT_MAX, pd->ring);
 	} else {
 		refused = enqueue_hooked(pd, l, w, objs, n);
 	}
@@ -448,15 +456,17 @@ static int hdp_ops_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
 	unsigned lcore;
 	uint64_t w;
 
-	if (!rte_ring_mc_dequeue_bulk(pd->ring, objs, n, NULL))
-		return -ENOBUFS;
 	if (!pd->applied)
-		return 0;
+		return rte_ring_mc_dequeue_bulk(pd->ring, objs, n, NULL) ? 0 : -ENOBUFS;
+	lcore = rte_lcore_id();
+	l = hdp_dpdk_lcore_get(pd, lcore);
+	if (hdp_reuse_get(&l->reuse, objs, n, pd->ring)) {
+		hdp_dpdk_lcore_put(pd, lcore);
+		return -ENOBUFS;
+	}
 	w = hdp_harden_word(&pd->hp);
 	if (pd->is_mbuf && (hdp_hw_flags(w) & (HDP_HF_INIT_USED | HDP_HF_INIT_CHECK)))
 		prefetch_data_lines(pd, objs, n);
-	lcore = rte_lcore_id();
-	l = hdp_dpdk_lcore_get(pd, lcore);
 	hdp_counter_add(&l->allocs, n);
 	for (unsigned i = 0; (hdp_hw_flags(w) & HDP_HF_HOOKS) && i < n; i += STEP) {
 		void *areas[STEP];
@@ -474,8 +484,11 @@ static int hdp_ops_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
 static unsigned hdp_ops_get_count(const struct rte_mempool *mp)
 {
 	const struct hdp_dpdk_pool *pd = mp->pool_data;
+	uint64_t queued, cut_short;
 
-	return rte_ring_count(pd->ring);
+	/* Racy against the lcores' puts and gets, as DPDK's own cache counts are. */
+	hdp_dpdk_reuse_totals(pd, &queued, &cut_short);
+	return rte_ring_count(pd->ring) + (unsigned)queued;
 }
 
 static const struct rte_mempool_ops hdp_ops = {

@@ -41,6 +41,19 @@ struct rte_mempool;
  */
 HDP_DPDK_API int hdp_dpdk_use_config(const struct hdp_harden_config *cfg);
 
+/*
+ * Each lcore keeps the objects it frees in a FIFO queue in front of the
+ * pool's ring, and hands one out again only after @depth later frees (a
+ * stated reuse distance; the ring alone recycles through the whole pool,
+ * every object cold). 0: no queue. Default 1024, or HDP_DPDK_REUSE_DEPTH
+ * from the environment; this call wins over it. For pools made after the
+ * call; a pool shallower than 2 x (depth + 192) x (lcores + 1) objects
+ * gets shallower queues. 0, or -ERANGE above HDP_DPDK_REUSE_DEPTH_MAX.
+ */
+#define HDP_DPDK_REUSE_DEPTH_DEFAULT 1024u
+#define HDP_DPDK_REUSE_DEPTH_MAX 65536u
+HDP_DPDK_API int hdp_dpdk_set_reuse_depth(unsigned depth);
+
 HDP_DPDK_API struct rte_mbuf *hdp_dpdk_mbuf_alloc(struct rte_mempool *mp);
 HDP_DPDK_API int hdp_dpdk_mbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **mbufs,
 			     unsigned count);
@@ -51,7 +64,10 @@ struct hdp_dpdk_pool_stats {
 	uint64_t allocs;		/* objects the driver handed out */
 	uint64_t frees;			/* objects it took back */
 	uint64_t rejected;		/* frees refused (double, foreign) */
-	uint64_t in_pool;		/* free objects in the driver */
+	uint64_t in_pool;		/* free objects in the driver (ring and queues) */
+	uint64_t in_reuse_queues;	/* of which in the lcores' reuse queues */
+	uint64_t reuse_cut_short;	/* allocations that took objects before their wait */
+	unsigned reuse_depth;		/* of each lcore's queue (0: none) */
 	uint64_t bytes_wiped;
 	uint64_t checks;
 	uint64_t violations;		/* all kinds */

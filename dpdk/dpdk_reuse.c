@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The reuse queues' depth (HDP_DPDK_REUSE_DEPTH, or the application's
+ * hdp_dpdk_set_reuse_depth) and each pool's queues: one per EAL lcore and
+ * one for non-EAL threads, made when the pool's profile turns on.
+ */
+#include "dpdk_internal.h"
+
+#include <hdp/log.h>
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rte_malloc.h>
+
+static _Atomic uint32_t wanted_depth = HDP_DPDK_REUSE_DEPTH_DEFAULT;
+static _Atomic bool set_by_application;
+
+int hdp_dpdk_set_reuse_depth(unsigned depth)
+{
+	if (depth > HDP_DPDK_REUSE_DEPTH_MAX)
+		return -ERANGE;
+	atomic_store(&wanted_depth, depth);
+	atomic_store(&set_by_application, true);
+	return 0;
+}
+
+int hdp_dpdk_reuse_depth_from_env(void)
+{
+	const char *v = getenv("HDP_DPDK_REUSE_DEPTH");
+	unsigned long n;
+	char *end;
+
+	if (!v || atomic_load(&set_by_application))
+		return 0;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (!*v || *end || errno || *v < '0' || *v > '9' || n > HDP_DPDK_REUSE_DEPTH_MAX) {
+		hdp_log(HDP_LOG_ERR, "HDP_DPDK_REUSE_DEPTH: value '%s': want a number of objects "
+			"from 0 (no queue: frees go straight to the ring) to %u", v,
+			HDP_DPDK_REUSE_DEPTH_MAX);
+		return -EINVAL;
+	}
+	atomic_store(&wanted_depth, (uint32_t)n);
+	return 0;
+}
+
+/*
+ * The queues may hide at most half the pool from the other lcores: each
+ * holds up to depth + slack + one put. A smaller pool gets a shallower
+ * queue (said in the log), not allocations that fail while half the
+ * pool is free elsewhere.
+ */
+static uint32_t depth_for(const struct rte_mempool *mp, unsigned queues)
+{
+	uint64_t share = mp->size / 2 / queues, extra = HDP_REUSE_SLACK + HDP_REUSE_PUT_MAX;
+	uint32_t depth = atomic_load(&wanted_depth);
+
+	if (share <= extra)
+		return 0;
+	return depth < share - extra ? depth : (uint32_t)(share - extra);
+}
+
+int hdp_dpdk_reuse_setup(struct hdp_dpdk_pool *pd)
+{
+	unsigned queues = rte_lcore_count() + 1;
+	uint32_t depth = depth_for(pd->mp, queues), cap;
+
+	pd->reuse_depth = depth;
+	if (depth != atomic_load(&wanted_depth))
+		hdp_log(HDP_LOG_INFO, "mempool %s: reuse queues %u deep, not %u: %u objects "
+			"shared by %u queues", pd->mp->name, depth, atomic_load(&wanted_depth),
+			pd->mp->size, queues);
+	if (!depth)
+		return 0;
+	cap = rte_align32pow2(depth + HDP_REUSE_SLACK + HDP_REUSE_PUT_MAX);
+	for (unsigned i = 0; i <= RTE_MAX_LCORE; i++) {
+		struct hdp_dpdk_reuse *q = &pd->lcore[i].reuse;
+
+		/* EAL lcores and the non-EAL threads' entry; others go to the ring. */
+		if (i < RTE_MAX_LCORE && !rte_lcore_is_enabled(i))
+			continue;
+		q->obj = rte_malloc_socket("hdp_reuse", cap * sizeof(*q->obj), 0,
+					   pd->mp->socket_id);
+		if (!q->obj)
+			return -ENOMEM;
+		q->mask = cap - 1;
+		q->depth = depth;
+	}
+	return 0;
+}
+
+void hdp_dpdk_reuse_teardown(struct hdp_dpdk_pool *pd)
+{
+	for (unsigned i = 0; i <= RTE_MAX_LCORE; i++)
+		rte_free(pd->lcore[i].reuse.obj);
+}
+
+void hdp_dpdk_reuse_totals(const struct hdp_dpdk_pool *pd, uint64_t *queued,
+			   uint64_t *cut_short)
+{
+	*queued = 0;
+	*cut_short = 0;
+	for (unsigned i = 0; i <= RTE_MAX_LCORE; i++) {
+		const struct hdp_dpdk_reuse *q = &pd->lcore[i].reuse;
+
+		if (!q->obj)
+			continue;
+		*queued += hdp_reuse_count(q);
+		*cut_short += atomic_load_explicit(&q->cut_short, memory_order_relaxed);
+	}
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Each lcore's reuse queue: the objects it freed, oldest first, in front
+ * of the pool's shared ring. An object is handed out again only after at
+ * least `depth` later frees on the same lcore (or, spilled to the ring
+ * once the queue runs past depth + REUSE_SLACK, after them and whatever
+ * the ring holds): a bounded, stated reuse distance, where the ring alone
+ * gave "about a pool's worth" by accident. What it buys: the objects in
+ * use cycle through depth + a burst instead of the whole pool, so the
+ * hooks' stores and loads meet lines still in the cache, and a free is a
+ * store to the lcore's own array instead of a CAS on the shared ring.
+ * Only the owning lcore touches a queue (non-EAL threads share one under
+ * the pool's foreign lock); others only read head and tail for counts.
+ */
+#ifndef HDP_DPDK_REUSE_H
+#define HDP_DPDK_REUSE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_ring.h>
+
+/* Past depth by this many, the oldest go to the ring down to depth: one ring call. */
+#define HDP_REUSE_SLACK 128u
+/* Objects one put may add at most (the driver's step through the hooks). */
+#define HDP_REUSE_PUT_MAX 64u
+
+struct hdp_dpdk_reuse {
+	void **obj;			/* NULL: no queue, frees go to the ring */
+	uint32_t mask;			/* capacity - 1 */
+	uint32_t depth;
+	_Atomic uint32_t head, tail;	/* oldest, next free slot (free-running) */
+	_Atomic uint64_t cut_short;	/* allocations that could not wait */
+};
+
+static inline uint32_t hdp_reuse_count(const struct hdp_dpdk_reuse *q)
+{
+	return atomic_load_explicit(&q->tail, memory_order_relaxed) -
+	       atomic_load_explicit(&q->head, memory_order_relaxed);
+}
+
+/* The @n oldest leave: to @out, or to @ring when @out is NULL. 0 or -1 (ring full). */
+static inline int hdp_reuse_take(struct hdp_dpdk_reuse *q, void **out, uint32_t n,
+				 struct rte_ring *ring)
+{
+	uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+	uint32_t at = head & q->mask, first = q->mask + 1 - at;
+
+	if (first > n)
+		first = n;
+	if (!out) {
+		if (!rte_ring_mp_enqueue_bulk(ring, q->obj + at, first, NULL) ||
+		    (n > first && !rte_ring_mp_enqueue_bulk(ring, q->obj, n - first, NULL)))
+			return -1;
+	} else {
+		memcpy(out, q->obj + at, first * sizeof(*out));
+		memcpy(out + first, q->obj, (n - first) * sizeof(*out));
+	}
+	atomic_store_explicit(&q->head, head + n, memory_order_relaxed);
+	return 0;
+}
+
+/* @n (at most HDP_REUSE_PUT_MAX) freed objects in. 0, or -1 if the ring was full. */
+static inline int hdp_reuse_put(struct hdp_dpdk_reuse *q, void *const *objs, uint32_t n,
+				struct rte_ring *ring)
+{
+	uint32_t tail;
+
+	if (!q->obj)
+		return rte_ring_mp_enqueue_bulk(ring, objs, n, NULL) ? 0 : -1;
+	tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+	for (uint32_t i = 0; i < n; i++)
+		q->obj[(tail + i) & q->mask] = objs[i];
+	atomic_store_explicit(&q->tail, tail + n, memory_order_relaxed);
+	if (hdp_reuse_count(q) > q->depth + HDP_REUSE_SLACK)
+		return hdp_reuse_take(q, NULL, hdp_reuse_count(q) - q->depth, ring);
+	return 0;
+}
+
+/*
+ * @n objects out: the queue's oldest once they have waited depth frees,
+ * else the ring's. If the ring has too few, this lcore's queue goes to
+ * the ring whatever their wait (counted: a pool too small for its
+ * queues) rather than fail while free objects are at hand. 0 or -1.
+ */
+static inline int hdp_reuse_get(struct hdp_dpdk_reuse *q, void **objs, uint32_t n,
+				struct rte_ring *ring)
+{
+	if (q->obj && hdp_reuse_count(q) >= q->depth + n)
+		return hdp_reuse_take(q, objs, n, NULL);
+	if (rte_ring_mc_dequeue_bulk(ring, objs, n, NULL))
+		return 0;
+	if (!q->obj || !hdp_reuse_count(q) ||
+	    hdp_reuse_take(q, NULL, hdp_reuse_count(q), ring))
+		return -1;
+	atomic_store_explicit(&q->cut_short,
+			      atomic_load_explicit(&q->cut_short, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	return rte_ring_mc_dequeue_bulk(ring, objs, n, NULL) ? 0 : -1;
+}
+
+#endif /* HDP_DPDK_REUSE_H */
