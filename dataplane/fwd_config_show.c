@@ -39,6 +39,10 @@ static void show_global(const struct hdp_fwd_cfg *c, FILE *out)
 		c->frames, c->frame_size, c->batch, c->ring_size, c->fill_size);
 	fprintf(out, "mbuf_cache = %u%s\n", c->mbuf_cache,
 		c->mbuf_cache ? "        ; DPDK ports only" : "        ; DPDK ports only: none");
+	if (c->mbuf_reuse >= 0)
+		fprintf(out, "mbuf_reuse = %d        ; DPDK ports only\n", c->mbuf_reuse);
+	else
+		fprintf(out, "; mbuf_reuse: the driver's (HDP_DPDK_REUSE_DEPTH, else 1024)\n");
 	fprintf(out, "stats_interval = %u\nduration = %u\nbusy_poll = %s\nbusy_budget = %u\n",
 		c->stats_interval, c->duration, c->busy_poll ? "on" : "off", c->busy_budget);
 	fprintf(out, "ctl_socket = %s%s\n", c->ctl_path,

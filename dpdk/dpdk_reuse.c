@@ -90,6 +90,32 @@ int hdp_dpdk_reuse_setup(struct hdp_dpdk_pool *pd)
 	return 0;
 }
 
+int hdp_reuse_spill(struct hdp_dpdk_reuse *q, uint32_t n, struct rte_ring *ring)
+{
+	uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+	uint32_t at = head & q->mask, first = q->mask + 1 - at;
+
+	if (first > n)
+		first = n;
+	/* Two bulks where the oldest wrap round the end of the array. */
+	if (!rte_ring_mp_enqueue_bulk(ring, q->obj + at, first, NULL) ||
+	    (n > first && !rte_ring_mp_enqueue_bulk(ring, q->obj, n - first, NULL)))
+		return -1;
+	atomic_store_explicit(&q->head, head + n, memory_order_relaxed);
+	return 0;
+}
+
+int hdp_reuse_get_slow(struct hdp_dpdk_reuse *q, void **objs, uint32_t n,
+		       struct rte_ring *ring)
+{
+	if (!q->obj || !hdp_reuse_count(q) || hdp_reuse_spill(q, hdp_reuse_count(q), ring))
+		return -1;
+	atomic_store_explicit(&q->cut_short,
+			      atomic_load_explicit(&q->cut_short, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	return rte_ring_mc_dequeue_bulk(ring, objs, n, NULL) ? 0 : -1;
+}
+
 void hdp_dpdk_reuse_teardown(struct hdp_dpdk_pool *pd)
 {
 	for (unsigned i = 0; i <= RTE_MAX_LCORE; i++)

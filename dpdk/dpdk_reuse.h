@@ -17,7 +17,6 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
-#include <string.h>
 
 #include <rte_ring.h>
 
@@ -40,29 +39,26 @@ static inline uint32_t hdp_reuse_count(const struct hdp_dpdk_reuse *q)
 	       atomic_load_explicit(&q->head, memory_order_relaxed);
 }
 
-/* The @n oldest leave: to @out, or to @ring when @out is NULL. 0 or -1 (ring full). */
-static inline int hdp_reuse_take(struct hdp_dpdk_reuse *q, void **out, uint32_t n,
-				 struct rte_ring *ring)
+/* The @n oldest leave for @out. */
+static inline __attribute__((always_inline)) void
+hdp_reuse_take(struct hdp_dpdk_reuse *q, void **out, uint32_t n)
 {
 	uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
-	uint32_t at = head & q->mask, first = q->mask + 1 - at;
 
-	if (first > n)
-		first = n;
-	if (!out) {
-		if (!rte_ring_mp_enqueue_bulk(ring, q->obj + at, first, NULL) ||
-		    (n > first && !rte_ring_mp_enqueue_bulk(ring, q->obj, n - first, NULL)))
-			return -1;
-	} else {
-		memcpy(out, q->obj + at, first * sizeof(*out));
-		memcpy(out + first, q->obj, (n - first) * sizeof(*out));
-	}
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = q->obj[(head + i) & q->mask];
 	atomic_store_explicit(&q->head, head + n, memory_order_relaxed);
-	return 0;
 }
 
+/* The @n oldest go to @ring (dpdk_reuse.c, off the fast path). 0 or -1 (ring full). */
+int hdp_reuse_spill(struct hdp_dpdk_reuse *q, uint32_t n, struct rte_ring *ring);
+
+/* The ring was short: this lcore's queue goes to it, wait cut short (dpdk_reuse.c). */
+int hdp_reuse_get_slow(struct hdp_dpdk_reuse *q, void **objs, uint32_t n,
+		       struct rte_ring *ring);
+
 /* @n (at most HDP_REUSE_PUT_MAX) freed objects in. 0, or -1 if the ring was full. */
-static inline int hdp_reuse_put(struct hdp_dpdk_reuse *q, void *const *objs, uint32_t n,
+static inline __attribute__((always_inline)) int hdp_reuse_put(struct hdp_dpdk_reuse *q, void *const *objs, uint32_t n,
 				struct rte_ring *ring)
 {
 	uint32_t tail;
@@ -73,8 +69,8 @@ static inline int hdp_reuse_put(struct hdp_dpdk_reuse *q, void *const *objs, uin
 	for (uint32_t i = 0; i < n; i++)
 		q->obj[(tail + i) & q->mask] = objs[i];
 	atomic_store_explicit(&q->tail, tail + n, memory_order_relaxed);
-	if (hdp_reuse_count(q) > q->depth + HDP_REUSE_SLACK)
-		return hdp_reuse_take(q, NULL, hdp_reuse_count(q) - q->depth, ring);
+	if (__builtin_expect(hdp_reuse_count(q) > q->depth + HDP_REUSE_SLACK, 0))
+		return hdp_reuse_spill(q, hdp_reuse_count(q) - q->depth, ring);
 	return 0;
 }
 
@@ -84,20 +80,16 @@ static inline int hdp_reuse_put(struct hdp_dpdk_reuse *q, void *const *objs, uin
  * the ring whatever their wait (counted: a pool too small for its
  * queues) rather than fail while free objects are at hand. 0 or -1.
  */
-static inline int hdp_reuse_get(struct hdp_dpdk_reuse *q, void **objs, uint32_t n,
-				struct rte_ring *ring)
+static inline __attribute__((always_inline)) int
+hdp_reuse_get(struct hdp_dpdk_reuse *q, void **objs, uint32_t n, struct rte_ring *ring)
 {
-	if (q->obj && hdp_reuse_count(q) >= q->depth + n)
-		return hdp_reuse_take(q, objs, n, NULL);
+	if (q->obj && hdp_reuse_count(q) >= q->depth + n) {
+		hdp_reuse_take(q, objs, n);
+		return 0;
+	}
 	if (rte_ring_mc_dequeue_bulk(ring, objs, n, NULL))
 		return 0;
-	if (!q->obj || !hdp_reuse_count(q) ||
-	    hdp_reuse_take(q, NULL, hdp_reuse_count(q), ring))
-		return -1;
-	atomic_store_explicit(&q->cut_short,
-			      atomic_load_explicit(&q->cut_short, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
-	return rte_ring_mc_dequeue_bulk(ring, objs, n, NULL) ? 0 : -1;
+	return hdp_reuse_get_slow(q, objs, n, ring);
 }
 
 #endif /* HDP_DPDK_REUSE_H */
