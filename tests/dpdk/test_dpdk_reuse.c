@@ -6,7 +6,8 @@
  * hold; a double free of a queued object is refused; an allocation that
  * needs queued objects gets them (counted as cut short) instead of
  * failing; objects freed on another lcore reach this one through the
- * ring, at most depth + slack staying in that lcore's queue; small pools
+ * ring, at most depth + slack staying in that lcore's queue; a non-EAL
+ * thread's frees wait in the queue those threads share; small pools
  * get shallower queues; the depth comes from hdp_dpdk_set_reuse_depth,
  * and 0 means none (each free straight to the ring, FIFO through the pool).
  * Modes (argv[1]): none (the default depth), "--depth N" (the
@@ -17,6 +18,7 @@
 #include <hdp/dpdk.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -132,10 +134,21 @@ static int free_remote(void *arg)
 	return 0;
 }
 
+/* A thread EAL did not make: frees what the main lcore took, under the shared entry. */
+static void *free_foreign(void *arg)
+{
+	struct rte_mempool *mp = arg;
+
+	for (unsigned i = 0; i < 50; i++)
+		rte_mempool_put(mp, objs[i]);
+	return NULL;
+}
+
 static void with_queues(struct rte_mempool *mp, unsigned depth)
 {
 	struct hdp_dpdk_pool_stats st = stats(mp);
 	uint32_t back, hidden;
+	uint64_t queued;
 	void *x;
 	char what[160];
 	unsigned got;
@@ -190,6 +203,17 @@ static void with_queues(struct rte_mempool *mp, unsigned depth)
 	ok(got == mp->size - hidden, "the rest reach this lcore through the ring");
 	for (unsigned i = 0; i < got; i++)
 		rte_mempool_put(mp, objs[i]);
+
+	got = take_all(mp, 50);
+	queued = stats(mp).in_reuse_queues;
+	{
+		pthread_t t;
+
+		ok(got == 50 && pthread_create(&t, NULL, free_foreign, mp) == 0 &&
+		   pthread_join(t, NULL) == 0 && stats(mp).in_reuse_queues == queued + 50 &&
+		   rte_mempool_avail_count(mp) == mp->size,
+		   "a non-EAL thread's frees wait in the shared queue, counted free");
+	}
 }
 
 int main(int argc, char **argv)
@@ -223,7 +247,7 @@ int main(int argc, char **argv)
 		ok(mp == NULL, what);
 		return failed ? 1 : 0;
 	}
-	printf("1..%u\n", env_depth ? 16u : 10u);
+	printf("1..%u\n", env_depth ? 17u : 10u);
 	mp = pool("reuse_0", OBJS);
 	ok(mp != NULL, "a pool of 8192 objects on two lcores");
 	if (!mp)
