@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Profiles for DPDK pools: HDP_CONFIG (INI file) below HDP_HARDEN (string),
- * and the reuse queues' HDP_DPDK_REUSE_DEPTH, read once per process, the first time a pool is made. DPDK names its
- * pools itself, so any valid pool name is accepted in both.
+ * and the reuse queues' HDP_DPDK_REUSE_DEPTH, read once per process, the
+ * first time a pool is made. DPDK names its pools itself, so any valid
+ * pool name is accepted in both.
  */
 #include "dpdk_internal.h"
 
@@ -61,8 +62,9 @@ int hdp_dpdk_profile_for(const char *name, struct hdp_profile *p, uint32_t *excl
 	const struct hdp_harden_config *cfg;
 
 	if (hdp_dpdk_config(&cfg)) {
-		hdp_log(HDP_LOG_ERR, "mempool %s: HDP_CONFIG / HDP_HARDEN / HDP_DPDK_REUSE_DEPTH are invalid (above): "
-			"refusing to make the pool rather than make it unhardened", name);
+		hdp_log(HDP_LOG_ERR, "mempool %s: HDP_CONFIG / HDP_HARDEN / HDP_DPDK_REUSE_DEPTH "
+			"are invalid (above): refusing to make the pool rather than make it "
+			"unhardened", name);
 		return -EINVAL;
 	}
 	if (!hdp_pool_name_valid(name)) {

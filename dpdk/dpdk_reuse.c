@@ -35,7 +35,8 @@ int hdp_dpdk_reuse_depth_from_env(void)
 		return 0;
 	errno = 0;
 	n = strtoul(v, &end, 10);
-	if (!*v || *end || errno || *v < '0' || *v > '9' || n > HDP_DPDK_REUSE_DEPTH_MAX) {
+	/* Digits only: strtoul alone would take spaces, a sign, an empty string. */
+	if (*v < '0' || *v > '9' || *end || errno || n > HDP_DPDK_REUSE_DEPTH_MAX) {
 		hdp_log(HDP_LOG_ERR, "HDP_DPDK_REUSE_DEPTH: value '%s': want a number of objects "
 			"from 0 (no queue: frees go straight to the ring) to %u", v,
 			HDP_DPDK_REUSE_DEPTH_MAX);
@@ -108,12 +109,13 @@ int hdp_reuse_spill(struct hdp_dpdk_reuse *q, uint32_t n, struct rte_ring *ring)
 int hdp_reuse_get_slow(struct hdp_dpdk_reuse *q, void **objs, uint32_t n,
 		       struct rte_ring *ring)
 {
-	if (!q->obj || !hdp_reuse_count(q) || hdp_reuse_spill(q, hdp_reuse_count(q), ring))
+	if (!q->obj || !hdp_reuse_count(q) || hdp_reuse_spill(q, hdp_reuse_count(q), ring) ||
+	    !rte_ring_mc_dequeue_bulk(ring, objs, n, NULL))
 		return -1;
 	atomic_store_explicit(&q->cut_short,
 			      atomic_load_explicit(&q->cut_short, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
-	return rte_ring_mc_dequeue_bulk(ring, objs, n, NULL) ? 0 : -1;
+	return 0;
 }
 
 void hdp_dpdk_reuse_teardown(struct hdp_dpdk_pool *pd)

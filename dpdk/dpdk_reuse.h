@@ -58,8 +58,8 @@ int hdp_reuse_get_slow(struct hdp_dpdk_reuse *q, void **objs, uint32_t n,
 		       struct rte_ring *ring);
 
 /* @n (at most HDP_REUSE_PUT_MAX) freed objects in. 0, or -1 if the ring was full. */
-static inline __attribute__((always_inline)) int hdp_reuse_put(struct hdp_dpdk_reuse *q, void *const *objs, uint32_t n,
-				struct rte_ring *ring)
+static inline __attribute__((always_inline)) int
+hdp_reuse_put(struct hdp_dpdk_reuse *q, void *const *objs, uint32_t n, struct rte_ring *ring)
 {
 	uint32_t tail;
 
@@ -71,6 +71,17 @@ static inline __attribute__((always_inline)) int hdp_reuse_put(struct hdp_dpdk_r
 	atomic_store_explicit(&q->tail, tail + n, memory_order_relaxed);
 	if (__builtin_expect(hdp_reuse_count(q) > q->depth + HDP_REUSE_SLACK, 0))
 		return hdp_reuse_spill(q, hdp_reuse_count(q) - q->depth, ring);
+	return 0;
+}
+
+/* Any number of freed objects in, HDP_REUSE_PUT_MAX at a time. 0 or -1. */
+static inline int hdp_reuse_put_bulk(struct hdp_dpdk_reuse *q, void *const *objs, uint32_t n,
+				     struct rte_ring *ring)
+{
+	for (uint32_t i = 0; i < n; i += HDP_REUSE_PUT_MAX)
+		if (hdp_reuse_put(q, objs + i, n - i < HDP_REUSE_PUT_MAX ? n - i : HDP_REUSE_PUT_MAX,
+				  ring))
+			return -1;
 	return 0;
 }
 

@@ -411,7 +411,7 @@ static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned 
 	struct hdp_dpdk_lcore *l;
 	unsigned lcore;
 	uint64_t w;
-	int refused = 0;
+	int refused;
 
 	if (pd->populating || !pd->applied)
 		return rte_ring_mp_enqueue_bulk(pd->ring, objs, n, NULL) ? 0 : -ENOBUFS;
@@ -419,13 +419,10 @@ static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned 
 	lcore = rte_lcore_id();
 	l = hdp_dpdk_lcore_get(pd, lcore);
 	/* No hook on and every pointer good: the objects go as they came, at once. */
-	if (!(hdp_hw_flags(w) & HDP_HF_HOOKS) && all_valid(pd, objs, n)) {
-		for (unsigned i = 0; i < n && refused == 0; i += HDP_REUSE_PUT_MAX)
-			refused = hdp_reuse_put(&l->reuse, objs + i, n - i < HDP_REUSE_PUT_MAX ?
-						n - i : HDP_REUSE_PUT_MAX, pd->ring);
-	} else {
+	if (!(hdp_hw_flags(w) & HDP_HF_HOOKS) && all_valid(pd, objs, n))
+		refused = hdp_reuse_put_bulk(&l->reuse, objs, n, pd->ring);
+	else
 		refused = enqueue_hooked(pd, l, w, objs, n);
-	}
 	if (refused >= 0) {
 		hdp_counter_add(&l->frees, n - (unsigned)refused);
 		if (refused)
