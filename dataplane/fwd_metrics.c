@@ -180,7 +180,7 @@ static void pools(struct hdp_strbuf *o)
 	hdp_prom_family(o, "hdp_pool_violations_total", "counter",
 	       "Memory-safety violations caught in the pool, by kind (docs/HARDENING.md).");
 	for (unsigned i = 0; i < l.n; i++)
-		for (int k = 0; k < HDP_V__COUNT; k++)
+		for (unsigned k = 0; k < hdp_violation_kinds(); k++)
 			hdp_strbuf_printf(o, "hdp_pool_violations_total{pool=\"%s\",kind=\"%s\"} %llu\n",
 					  l.st[i].name,
 					  hdp_violation_name((enum hdp_violation_kind)k),

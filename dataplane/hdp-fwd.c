@@ -269,7 +269,7 @@ static void status_line(struct hdp_fwd *f, double t, double dt, uint64_t *last_r
 
 	hdp_fwd_totals(f, &rx, &tx, &drops);
 	hdp_pool_stats_get(hdp_fwd_pool(f), &st);
-	for (int k = 0; k < HDP_V__COUNT; k++)
+	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
 		viol += st.harden.violations[k];
 	printf("[%6.1fs] rx %9.0f pps  tx %9.0f pps  total rx %llu tx %llu drops %llu | umem in use %llu/%llu, violations %llu\n",
 	       t, (double)(rx - *last_rx) / dt, (double)(tx - *last_tx) / dt,

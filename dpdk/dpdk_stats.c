@@ -46,7 +46,7 @@ static void fill(struct hdp_dpdk_pool *pd, struct hdp_dpdk_pool_stats *st)
 	gather(pd, &hs);
 	st->bytes_wiped = hs.bytes_wiped;
 	st->checks = hs.checks;
-	for (int k = 0; k < HDP_V__COUNT; k++)
+	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
 		st->violations += hs.violations[k];
 	st->double_frees = hs.violations[HDP_V_DOUBLE_FREE];
 	st->bad_frees = hs.violations[HDP_V_FREE_FOREIGN] + hs.violations[HDP_V_FREE_INTERIOR] +
@@ -111,7 +111,7 @@ static void pool_dict(struct hdp_dpdk_pool *pd, struct rte_tel_data *d, bool by_
 		struct hdp_harden_stats hs;
 
 		gather(pd, &hs);
-		for (int k = 0; k < HDP_V__COUNT; k++)
+		for (unsigned k = 0; k < hdp_violation_kinds(); k++)
 			rte_tel_data_add_dict_u64(d, hdp_violation_name((enum hdp_violation_kind)k),
 						  hs.violations[k]);
 	}

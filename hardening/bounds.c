@@ -8,6 +8,7 @@
  * pointer's tag must match every object it touches.
  */
 #include "harden_internal.h"
+#include "protection_internal.h"
 #include "region_internal.h"
 
 #include <hdp/region.h>
@@ -108,7 +109,7 @@ static int check_tags(struct hdp_harden_pool *hp, const void *p,
 }
 
 static int check(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-		 const void *p, size_t n)
+		 const void *p, size_t n, bool into_pool)
 {
 	uint64_t w = hdp_harden_word(hp);
 	unsigned flags = hdp_hw_flags(w);
@@ -130,6 +131,8 @@ static int check(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 		checks++;
 		ret = check_tags(hp, p, n);
 	}
+	if (!ret && (flags & HDP_HF_PROTECTIONS))
+		ret = hdp_prot_on_copy(hp, t, w, p, n, into_pool);
 	if (t)
 		hdp_counter_add(&t->c.checks, checks);
 	return ret;
@@ -138,7 +141,7 @@ static int check(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 int hdp_harden_copy_in(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 		       void *dst, const void *src, size_t n)
 {
-	int ret = check(hp, t, dst, n);
+	int ret = check(hp, t, dst, n, true);
 
 	if (ret == 0 && n)
 		memcpy(hp->tag_ops && hp->tag_ops->hardware_checks ? dst : hdp_untag(dst),
@@ -149,7 +152,7 @@ int hdp_harden_copy_in(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 int hdp_harden_copy_out(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 			void *dst, const void *src, size_t n)
 {
-	int ret = check(hp, t, src, n);
+	int ret = check(hp, t, src, n, false);
 
 	if (ret == 0 && n)
 		memcpy(dst, hp->tag_ops && hp->tag_ops->hardware_checks ? src

@@ -283,6 +283,10 @@ static void apply(struct hdp_profile *out, const struct hdp_profile *in)
 	if (in->set & HDP_KEY_ON_VIOLATION)
 		out->on_violation = in->on_violation;
 	out->set |= in->set;
+	/* The registered protections' keys, one bit each. */
+	for (uint32_t m = in->pset; m; m &= m - 1)
+		out->pval[__builtin_ctz(m)] = in->pval[__builtin_ctz(m)];
+	out->pset |= in->pset;
 }
 
 void hdp_harden_config_resolve(const struct hdp_harden_config *cfg,

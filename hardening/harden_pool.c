@@ -4,6 +4,7 @@
  * profile is applied, publishing them as one word, counting violations.
  */
 #include "harden_internal.h"
+#include "protection_internal.h"
 
 #include <hdp/log.h>
 #include <hdp/region.h>
@@ -195,6 +196,10 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 	/* calloc: untouched pages cost nothing until objects are tracked. */
 	hp->meta = calloc(d->obj_count, sizeof(*hp->meta));
 	atomic_init(&hp->epoch, 0);
+	if (hp->meta && hdp_prot_pool_init(hp)) {
+		free(hp->meta);
+		hp->meta = NULL;
+	}
 	if (!hp->meta) {
 		free(hp->chunks);
 		free(hp->chunk_map);
@@ -212,6 +217,7 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 	hp->current.init_check_sample = 1;
 	hp->current.tag = HDP_TAG_OFF;
 	hp->current.on_violation = d->on_violation;
+	hdp_prot_all_off(&hp->current);
 	snprintf(hp->profile_text, sizeof(hp->profile_text), "none");
 	return 0;
 }
@@ -219,6 +225,7 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 void hdp_harden_pool_fini(struct hdp_harden_pool *hp)
 {
 	pthread_mutex_destroy(&hp->apply_lock);
+	hdp_prot_pool_fini(hp);
 	free((void *)hp->meta);
 	free(hp->chunks);
 	free(hp->chunk_map);
@@ -287,10 +294,16 @@ static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 	uint64_t old = atomic_load_explicit(&hp->word, memory_order_relaxed);
 	unsigned flags = effective_flags(p, excluded, hp->obj_size);
 	const struct hdp_tag_ops *ops = NULL;
+	uint32_t prot_mask;
 	uint64_t w;
 	int ret;
 
-	if ((flags & HDP_HF_HOOKS) && !(hdp_hw_flags(old) & HDP_HF_HOOKS)) {
+	ret = hdp_prot_pool_prepare(hp, p, &prot_mask);
+	if (ret)
+		return ret;
+	if (prot_mask)
+		flags |= HDP_HF_PROTECTIONS;
+	if ((flags & HDP_HF_RECORDS) && !(hdp_hw_flags(old) & HDP_HF_RECORDS)) {
 		ret = begin_epoch(hp);
 		if (ret)
 			return ret;
@@ -321,8 +334,11 @@ static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 	w = (uint64_t)flags |
 	    (uint64_t)p->on_violation << HDP_HW_POLICY_SHIFT |
 	    (uint64_t)sample_field(p->tag_sample) << HDP_HW_SAMPLE_SHIFT |
-	    (uint64_t)sample_field(p->init_check_sample) << HDP_HW_CHECK_SHIFT;
+	    (uint64_t)sample_field(p->init_check_sample) << HDP_HW_CHECK_SHIFT |
+	    (uint64_t)prot_mask << HDP_HW_PROT_SHIFT;
 
+	/* Their values and generations first: a burst that sees the word sees them. */
+	hdp_prot_pool_publish(hp, p, hdp_hw_protections(old), prot_mask);
 	hp->current = *p;
 	hp->excluded = excluded;
 	hdp_profile_format(p, hp->profile_text, sizeof(hp->profile_text));
@@ -425,6 +441,9 @@ void hdp_harden_counters_add(struct hdp_harden_counters *sum,
 							     memory_order_relaxed));
 	hdp_counter_add(&sum->checks, atomic_load_explicit(&c->checks,
 							memory_order_relaxed));
+	for (unsigned i = 0; i < HDP_PCOUNTERS_MAX; i++)
+		hdp_counter_add(&sum->prot[i], atomic_load_explicit(&c->prot[i],
+								 memory_order_relaxed));
 }
 
 void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t)
@@ -454,6 +473,9 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp,
 	out->bytes_wiped = atomic_load(&sum.bytes_wiped);
 	out->objs_tagged = atomic_load(&sum.objs_tagged);
 	out->checks = atomic_load(&sum.checks);
+	out->protections = hdp_hw_protections(w);
+	for (unsigned i = 0; i < HDP_PCOUNTERS_MAX; i++)
+		out->prot_counters[i] = atomic_load(&sum.prot[i]);
 	out->changes = atomic_load(&hp->changes);
 	out->changed_at = atomic_load(&hp->changed_at);
 	pthread_mutex_lock(&hp->apply_lock);
@@ -461,7 +483,7 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp,
 	out->tag_sample_min = hp->current.tag_sample_min;
 	memcpy(out->exclude, hp->exclude_text, sizeof(out->exclude));
 	pthread_mutex_unlock(&hp->apply_lock);
-	for (int k = 0; k < HDP_V__COUNT; k++)
+	for (int k = 0; k < HDP_V_MAX; k++)
 		out->violations[k] = atomic_load_explicit(&hp->violations[k],
 							  memory_order_relaxed);
 }

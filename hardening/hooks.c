@@ -6,6 +6,7 @@
  * its flag is off). harden.h states the rule the records keep.
  */
 #include "harden_internal.h"
+#include "protection_internal.h"
 
 #include <stdio.h>
 
@@ -175,8 +176,9 @@ static inline unsigned tag_on_alloc(struct burst *b, uint32_t idx, void *obj,
 	return tag;
 }
 
-void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			 uint64_t w, void **objs, unsigned n)
+/* The built-in protections' pass: init and tag, on their records. */
+static void records_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			     uint64_t w, void **objs, unsigned n)
 {
 	struct burst b = burst_begin(hp, t, w);
 
@@ -203,6 +205,18 @@ void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 			(clean ? META_CLEAN : 0) | (tag ? META_TAGGED | tag : 0));
 	}
 	burst_end(&b);
+}
+
+/* The registered protections see the objects zeroed and tagged. */
+void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			 uint64_t w, void **objs, unsigned n)
+{
+	unsigned flags = hdp_hw_flags(w);
+
+	if (flags & HDP_HF_RECORDS)
+		records_on_alloc(hp, t, w, objs, n);
+	if (flags & HDP_HF_PROTECTIONS)
+		hdp_prot_on_alloc(hp, t, w, objs, n);
 }
 
 HDP_COLD static void report_bad_free(struct hdp_harden_pool *hp, void *obj,
@@ -285,9 +299,9 @@ static inline size_t zero_outside(const struct burst *b, void *obj, struct hdp_e
 	       zero_if_dirty((char *)obj + e.end, size - e.end);
 }
 
-unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			    uint64_t w, void *const *objs, const struct hdp_extent *ext,
-			    void **out, unsigned n)
+static unsigned records_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			       uint64_t w, void *const *objs, const struct hdp_extent *ext,
+			       void **out, unsigned n)
 {
 	struct burst b = burst_begin(hp, t, w);
 	unsigned kept = 0;
@@ -320,5 +334,87 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 		out[kept++] = obj;
 	}
 	burst_end(&b);
+	return kept;
+}
+
+/*
+ * Which of @n objects the built-in checks will refuse (free_is_valid),
+ * without acting: one record load each, hot again for the pass after.
+ */
+static uint64_t records_refusals(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				 uint64_t w, void *const *objs, unsigned n)
+{
+	struct burst b = burst_begin(hp, t, w);
+	uint64_t bad = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		void *obj = hdp_untag(objs[i]);
+		uint64_t m = b_state(&b, b_index(&b, obj));
+		unsigned ptag = hdp_tag_of(objs[i]), mtag = (m & META_TAGGED) ? META_TAG(m) : 0;
+
+		if (m && !((m & META_ALLOCATED) && (!ptag || ptag == mtag)))
+			bad |= UINT64_C(1) << i;
+	}
+	return bad;
+}
+
+/*
+ * The objects a registered protection refused stay with their owner: the
+ * rest go on, in order, with their extents.
+ */
+static unsigned drop_refused(void *const *objs, const struct hdp_extent *ext, unsigned n,
+			     uint64_t refused, void **keep, struct hdp_extent *keep_ext)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (refused >> i & 1)
+			continue;
+		if (ext)
+			keep_ext[k] = ext[i];
+		keep[k++] = objs[i];
+	}
+	return k;
+}
+
+/*
+ * The registered protections first, while the bytes are as the owner
+ * left them; then the built-in ones. In steps of 64, one bit per object
+ * for what a protection refuses.
+ */
+unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			    uint64_t w, void *const *objs, const struct hdp_extent *ext,
+			    void **out, unsigned n)
+{
+	unsigned flags = hdp_hw_flags(w), kept = 0;
+
+	if (!(flags & HDP_HF_PROTECTIONS))
+		return records_on_free(hp, t, w, objs, ext, out, n);
+	while (n) {
+		unsigned k = n < 64 ? n : 64, left = k;
+		void *keep[64];
+		struct hdp_extent keep_ext[64];
+		void *const *these = objs;
+		const struct hdp_extent *these_ext = ext;
+		uint64_t core_refuses = (flags & HDP_HF_RECORDS) ? records_refusals(hp, t, w, objs, k) : 0;
+		uint64_t refused = hdp_prot_on_free(hp, t, w, objs, ext, k, core_refuses) &
+				   ~core_refuses;
+
+		if (hdp_unlikely(refused)) {
+			left = drop_refused(objs, ext, k, refused, keep, keep_ext);
+			these = keep;
+			these_ext = ext ? keep_ext : NULL;
+		}
+		if (flags & HDP_HF_RECORDS) {
+			kept += records_on_free(hp, t, w, these, these_ext, out + kept, left);
+		} else {
+			for (unsigned i = 0; i < left; i++)
+				out[kept++] = hdp_untag(these[i]);
+		}
+		objs += k;
+		if (ext)
+			ext += k;
+		n -= k;
+	}
 	return kept;
 }

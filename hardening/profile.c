@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* One profile: its keys, their values, defaults and formatting. */
-#include <hdp/profile.h>
+#include "protection_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +22,7 @@ void hdp_profile_defaults(struct hdp_profile *p)
 		.tag_sample_min = 0,
 		.on_violation = HDP_POLICY_ABORT,
 	};
+	hdp_prot_defaults(p);
 }
 
 const char *hdp_init_free_name(enum hdp_init_free v)
@@ -45,7 +46,7 @@ const char *hdp_tag_mode_name(enum hdp_tag_mode v)
 	return "?";
 }
 
-static int parse_bool(const char *v, bool *out)
+int hdp_parse_bool(const char *v, bool *out)
 {
 	static const char *const yes[] = { "on", "1", "yes", "true" };
 	static const char *const no[] = { "off", "0", "no", "false" };
@@ -64,7 +65,7 @@ static int parse_bool(const char *v, bool *out)
 }
 
 /* Decimal only, with an optional k/m suffix for sizes; no sign, no junk. */
-static int parse_number(const char *v, bool size_suffix, uint64_t *out)
+int hdp_parse_number(const char *v, bool size_suffix, uint64_t *out)
 {
 	uint64_t n = 0;
 	const char *s = v;
@@ -88,8 +89,8 @@ static int parse_number(const char *v, bool size_suffix, uint64_t *out)
 	return 0;
 }
 
-int hdp_profile_set_key(struct hdp_profile *p, const char *key,
-			const char *value, const char **why)
+int hdp_profile_set_builtin_key(struct hdp_profile *p, const char *key,
+				const char *value, const char **why)
 {
 	uint64_t n;
 	bool b;
@@ -97,7 +98,7 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 
 	*why = NULL;
 	if (strcmp(key, "bounds") == 0) {
-		if (parse_bool(value, &b))
+		if (hdp_parse_bool(value, &b))
 			goto want_bool;
 		p->bounds = b;
 		p->set |= HDP_KEY_BOUNDS;
@@ -108,14 +109,14 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 		}
 		p->set |= HDP_KEY_BOUNDS_LOOKUP;
 	} else if (strcmp(key, "init_on_alloc") == 0) {
-		if (parse_bool(value, &b))
+		if (hdp_parse_bool(value, &b))
 			goto want_bool;
 		p->init_on_alloc = b;
 		p->set |= HDP_KEY_INIT_ON_ALLOC;
 	} else if (strcmp(key, "init_on_free") == 0) {
 		if (strcmp(value, "used") == 0) {
 			p->init_on_free = HDP_INIT_FREE_USED;
-		} else if (parse_bool(value, &b) == 0) {
+		} else if (hdp_parse_bool(value, &b) == 0) {
 			p->init_on_free = b ? HDP_INIT_FREE_ON : HDP_INIT_FREE_OFF;
 		} else {
 			*why = "expected on, off or used";
@@ -123,12 +124,12 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 		}
 		p->set |= HDP_KEY_INIT_ON_FREE;
 	} else if (strcmp(key, "init_check") == 0) {
-		if (parse_bool(value, &b))
+		if (hdp_parse_bool(value, &b))
 			goto want_bool;
 		p->init_check = b;
 		p->set |= HDP_KEY_INIT_CHECK;
 	} else if (strcmp(key, "init_check_sample") == 0) {
-		ret = parse_number(value, false, &n);
+		ret = hdp_parse_number(value, false, &n);
 		if (ret || n < 1 || n > HDP_CHECK_SAMPLE_MAX) {
 			*why = "expected a whole number from 1 to 65535 (1 checks every allocation whole)";
 			return -EINVAL;
@@ -142,7 +143,7 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 			if (strcmp(value, hdp_tag_mode_name(m)) == 0)
 				break;
 		if (m > HDP_TAG_SOFT) {
-			if (parse_bool(value, &b)) {
+			if (hdp_parse_bool(value, &b)) {
 				*why = "expected off, auto, mte or soft";
 				return -EINVAL;
 			}
@@ -151,7 +152,7 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 		p->tag = m;
 		p->set |= HDP_KEY_TAG;
 	} else if (strcmp(key, "tag_sample") == 0) {
-		ret = parse_number(value, false, &n);
+		ret = hdp_parse_number(value, false, &n);
 		if (ret || n < 1 || n > HDP_TAG_SAMPLE_MAX) {
 			*why = "expected a whole number from 1 to 65535 (1 tags every allocation)";
 			return -EINVAL;
@@ -159,7 +160,7 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 		p->tag_sample = (uint32_t)n;
 		p->set |= HDP_KEY_TAG_SAMPLE;
 	} else if (strcmp(key, "tag_sample_min") == 0) {
-		ret = parse_number(value, true, &n);
+		ret = hdp_parse_number(value, true, &n);
 		if (ret || n > HDP_TAG_SAMPLE_MIN_MAX) {
 			*why = "expected a size in bytes from 0 to 1M (k and M suffixes allowed)";
 			return -EINVAL;
@@ -183,9 +184,21 @@ want_bool:
 	return -EINVAL;
 }
 
+int hdp_profile_set_key(struct hdp_profile *p, const char *key,
+			const char *value, const char **why)
+{
+	int ret = hdp_profile_set_builtin_key(p, key, value, why);
+
+	if (ret == -ENOENT)
+		ret = hdp_prot_set_key(p, key, value, why);
+	if (ret == -ENOENT)
+		*why = "unknown key";
+	return ret;
+}
+
 int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len)
 {
-	return snprintf(buf, len,
+	int n = snprintf(buf, len,
 			"bounds=%s,bounds_lookup=%s,init_on_alloc=%s,init_on_free=%s,"
 			"init_check=%s,init_check_sample=%u,tag=%s,tag_sample=%u,"
 			"tag_sample_min=%u,on_violation=%s",
@@ -196,6 +209,11 @@ int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len)
 			p->init_check ? "on" : "off", p->init_check_sample,
 			hdp_tag_mode_name(p->tag), p->tag_sample, p->tag_sample_min,
 			hdp_policy_name(p->on_violation));
+
+	if (n < 0)
+		return n;
+	return n + hdp_prot_format(p, (size_t)n < len ? buf + n : NULL,
+				   (size_t)n < len ? len - (size_t)n : 0);
 }
 
 static bool init_check_on(const struct hdp_profile *p)

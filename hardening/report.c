@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Violation reports: formatting, rate limiting and the abort path. */
 #include <hdp/violation.h>
+#include "protection_internal.h"
 #include <hdp/log.h>
 
 #include <errno.h>
@@ -39,9 +40,17 @@ static const char *const policy_names[] = {
 
 const char *hdp_violation_name(enum hdp_violation_kind kind)
 {
-	if ((unsigned)kind >= HDP_V__COUNT)
-		return "unknown";
-	return violation_names[kind];
+	const char *name;
+
+	if ((unsigned)kind < HDP_V__COUNT)
+		return violation_names[kind];
+	name = hdp_prot_violation_name((unsigned)kind - HDP_V__COUNT);
+	return name ? name : "unknown";
+}
+
+unsigned hdp_violation_kinds(void)
+{
+	return HDP_V__COUNT + hdp_prot_registry()->nviolations;
 }
 
 const char *hdp_policy_name(enum hdp_policy policy)

@@ -2,6 +2,7 @@
 /* Pool counters: summing the per-thread ones, and printing them. */
 #include "pool_internal.h"
 
+#include <hdp/protection.h>
 #include <hdp/strbuf.h>
 
 #include <stdio.h>
@@ -100,7 +101,7 @@ int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 		"\"tag_sample\":%u,\"tag_sample_min\":%u,\"init_check_sample\":%u,"
 		"\"epoch\":%llu,\"bytes_wiped\":%llu,"
 		"\"objs_tagged\":%llu,\"checks\":%llu,\"changes\":%llu,"
-		"\"changed_at\":%lld,\"violations\":{",
+		"\"changed_at\":%lld,",
 	    st->name, U(st->obj_count), U(st->obj_size), U(st->obj_stride),
 	    U(st->in_use), U(st->free_shared), U(st->free_cached),
 	    U(st->allocs), U(st->frees), U(st->alloc_fails),
@@ -111,7 +112,9 @@ int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 	    hdp_policy_name(h->on_violation), h->tag_backend, h->tag_sample,
 	    h->tag_sample_min, h->check_sample, U(h->epoch), U(h->bytes_wiped),
 	    U(h->objs_tagged), U(h->checks), U(h->changes), (long long)h->changed_at);
-	for (int k = 0; k < HDP_V__COUNT; k++)
+	hdp_protection_stats_json(&o, h);
+	hdp_strbuf_printf(&o, ",\"violations\":{");
+	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
 		hdp_strbuf_printf(&o, "%s\"%s\":%llu", k ? "," : "",
 		    hdp_violation_name((enum hdp_violation_kind)k),
 		    U(h->violations[k]));
@@ -123,7 +126,7 @@ static uint64_t total_violations(const struct hdp_harden_stats *h)
 {
 	uint64_t n = 0;
 
-	for (int k = 0; k < HDP_V__COUNT; k++)
+	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
 		n += h->violations[k];
 	return n;
 }
@@ -153,8 +156,9 @@ int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len)
 		hdp_strbuf_printf(&o, "  excluded: %s\n", h->exclude);
 	hdp_strbuf_printf(&o, "  wiped %llu bytes, tagged %llu objects, %llu checks, %llu profile changes\n",
 	    U(h->bytes_wiped), U(h->objs_tagged), U(h->checks), U(h->changes));
+	hdp_protection_stats_text(&o, h);
 	hdp_strbuf_printf(&o, "  violations:");
-	for (int k = 0; k < HDP_V__COUNT; k++)
+	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
 		if (h->violations[k])
 			hdp_strbuf_printf(&o, " %s %llu", hdp_violation_name((enum hdp_violation_kind)k),
 			    U(h->violations[k]));

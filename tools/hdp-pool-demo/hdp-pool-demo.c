@@ -243,7 +243,7 @@ static uint64_t violations_of(const struct hdp_pool_stats *st)
 {
 	uint64_t n = 0;
 
-	for (int k = 0; k < HDP_V__COUNT; k++)
+	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
 		n += st->harden.violations[k];
 	return n;
 }

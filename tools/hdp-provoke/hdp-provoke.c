@@ -56,11 +56,22 @@ unsigned long long provoke_seen(struct hdp_pool *pool, enum hdp_violation_kind k
 	return (unsigned long long)st.harden.violations[kind];
 }
 
+bool provoke_case_at(unsigned i, struct provoke_case *out)
+{
+	if (i < provoke_ncases) {
+		*out = provoke_cases[i];
+		return true;
+	}
+	return provoke_protection_case(i - provoke_ncases, out);
+}
+
 static const struct provoke_case *find_case(const char *name)
 {
-	for (unsigned i = 0; i < provoke_ncases; i++)
-		if (strcmp(provoke_cases[i].name, name) == 0)
-			return &provoke_cases[i];
+	static struct provoke_case c;
+
+	for (unsigned i = 0; provoke_case_at(i, &c); i++)
+		if (strcmp(c.name, name) == 0)
+			return &c;
 	return NULL;
 }
 
@@ -136,12 +147,13 @@ int main(int argc, char **argv)
 		}
 	}
 	if (list) {
-		for (unsigned i = 0; i < provoke_ncases; i++) {
+		struct provoke_case lc;
+
+		for (unsigned i = 0; provoke_case_at(i, &lc); i++) {
 			if (describe)
-				printf("%-32s %s\n", provoke_cases[i].name,
-				       provoke_cases[i].what);
+				printf("%-32s %s\n", lc.name, lc.what);
 			else
-				puts(provoke_cases[i].name);
+				puts(lc.name);
 		}
 		return 0;
 	}

@@ -6,6 +6,8 @@
 #include <hdp/pool.h>
 #include <hdp/profile.h>
 
+#include <stdbool.h>
+
 enum verdict {
 	CAUGHT = 0,	/* hdp saw it (under abort the process never gets here) */
 	MISSED = 1,
@@ -26,6 +28,16 @@ struct provoke_case {
 
 extern const struct provoke_case provoke_cases[];
 extern const unsigned provoke_ncases;
+
+/*
+ * The @i-th case of the registered protections (protection_cases.c),
+ * after the catalogue's own; false past the last. The entry it fills runs
+ * that case.
+ */
+bool provoke_protection_case(unsigned i, struct provoke_case *out);
+
+/* Case @i of the whole catalogue: the built-in ones, then the protections'. */
+bool provoke_case_at(unsigned i, struct provoke_case *out);
 
 /* Make a plain-page pool configured from env (exits 2 on failure). */
 struct hdp_pool *provoke_pool(struct provoke_env *env, const char *name,

@@ -80,7 +80,7 @@ struct hdp_dpdk_pool_stats {
 	char exclude[128];
 	unsigned chunks;		/* memory chunks DPDK populated it with */
 	int spanned;			/* several, close enough to index as one span */
-	char profile[256];		/* the effective profile, as keys */
+	char profile[512];		/* the effective profile, as keys */
 };
 
 /* Counters and effective profile of @mp: 0, or -ENOENT (not an hdp pool). */

@@ -60,11 +60,14 @@ enum hdp_hflag {
 	HDP_HF_TAG		= 1u << 6,
 	HDP_HF_TAG_MTE		= 1u << 7,	/* with TAG: the MTE backend */
 	HDP_HF_TAG_ALWAYS	= 1u << 8,	/* objects below tag_sample_min */
+	HDP_HF_PROTECTIONS	= 1u << 9,	/* a registered protection is on */
 };
 
+/* Flags whose hooks keep per-object records (the epoch rule below). */
+#define HDP_HF_RECORDS (HDP_HF_INIT_ALLOC | HDP_HF_INIT_FREE | HDP_HF_INIT_CHECK | \
+			HDP_HF_TAG)
 /* Flags that need the alloc/free hooks (bounds checks live in copies). */
-#define HDP_HF_HOOKS (HDP_HF_INIT_ALLOC | HDP_HF_INIT_FREE | HDP_HF_INIT_CHECK | \
-		      HDP_HF_TAG)
+#define HDP_HF_HOOKS (HDP_HF_RECORDS | HDP_HF_PROTECTIONS)
 
 /*
  * The packed word: flags, policy, tag sampling, sampled full check. What a
@@ -77,6 +80,9 @@ enum hdp_hflag {
 #define HDP_HW_POLICY_SHIFT	10	/* 2 bits */
 #define HDP_HW_SAMPLE_SHIFT	12	/* 16 bits: tag_sample */
 #define HDP_HW_CHECK_SHIFT	28	/* 16 bits: init_check_sample */
+#define HDP_HW_PROT_SHIFT	44	/* 20 bits: which registered protections run */
+#define HDP_PROTECTIONS_MAX	20
+#define HDP_PCOUNTERS_MAX	32	/* counters of registered protections, in all */
 #define HDP_EPOCH_MAX		((UINT64_C(1) << 48) - 1)
 
 static inline unsigned hdp_hw_flags(uint64_t w)
@@ -94,6 +100,10 @@ static inline uint32_t hdp_hw_sample(uint64_t w)
 static inline uint32_t hdp_hw_check_sample(uint64_t w)
 {
 	return (uint32_t)((w >> HDP_HW_CHECK_SHIFT) & 0xffff);
+}
+static inline uint32_t hdp_hw_protections(uint64_t w)
+{
+	return (uint32_t)(w >> HDP_HW_PROT_SHIFT);
 }
 
 #define HDP_TAG_SHIFT 56
@@ -128,6 +138,7 @@ struct hdp_harden_counters {
 	_Atomic uint64_t bytes_wiped;
 	_Atomic uint64_t objs_tagged;
 	_Atomic uint64_t checks;
+	_Atomic uint64_t prot[HDP_PCOUNTERS_MAX];	/* registered protections' */
 };
 
 /* One thread's state for one pool; lives in the pool's per-thread cache. */
@@ -187,6 +198,12 @@ struct hdp_harden_pool_desc {
 	bool cold_objects;
 };
 
+/* Per-pool state of the registered protections (protection_pool.c). */
+struct hdp_prot_slot;
+
+/* A profile as text (hdp_profile_format), with every protection's keys. */
+#define HDP_PROFILE_TEXT_MAX 512
+
 /* A pool's hardening state. Embedded in the pool; do not touch. */
 struct hdp_harden_pool {
 	_Atomic uint64_t word;
@@ -214,8 +231,9 @@ struct hdp_harden_pool {
 	_Atomic uint64_t epoch;		/* 1..HDP_EPOCH_MAX; 0 before any */
 	const char *name;
 	const struct hdp_tag_ops *tag_ops;
+	struct hdp_prot_slot *prot;	/* one per registered protection */
 
-	_Atomic uint64_t violations[HDP_V__COUNT] HDP_CACHE_ALIGNED;
+	_Atomic uint64_t violations[HDP_V_MAX] HDP_CACHE_ALIGNED;
 	struct hdp_harden_counters retired;	/* from exited threads */
 	_Atomic uint64_t changes;
 	_Atomic int64_t changed_at;	/* CLOCK_REALTIME seconds */
@@ -223,7 +241,7 @@ struct hdp_harden_pool {
 	pthread_mutex_t apply_lock;
 	struct hdp_profile current;
 	uint32_t excluded;
-	char profile_text[256];
+	char profile_text[HDP_PROFILE_TEXT_MAX];
 	char exclude_text[128];
 };
 
@@ -367,8 +385,10 @@ struct hdp_harden_stats {
 	uint64_t checks;
 	uint64_t changes;
 	int64_t changed_at;
-	uint64_t violations[HDP_V__COUNT];
-	char profile[256];
+	uint64_t violations[HDP_V_MAX];
+	uint32_t protections;		/* which registered ones are on (bit i: the i-th) */
+	uint64_t prot_counters[HDP_PCOUNTERS_MAX];	/* theirs, in registry order */
+	char profile[HDP_PROFILE_TEXT_MAX];
 	char exclude[128];
 };
 

@@ -34,6 +34,7 @@
 #define HDP_CHECK_SAMPLE_MAX	65535u
 #define HDP_CHECK_SAMPLE_DEFAULT 64u
 #define HDP_TAG_SAMPLE_MIN_MAX	(1u << 20)
+#define HDP_PKEYS_MAX		32	/* keys of registered protections, in all */
 
 enum hdp_init_free {
 	HDP_INIT_FREE_OFF = 0,
@@ -74,6 +75,12 @@ struct hdp_profile {
 	uint32_t tag_sample;
 	uint32_t tag_sample_min;
 	enum hdp_policy on_violation;
+	/*
+	 * The registered protections' keys (protection.h), in registry
+	 * order: which are set, and their values.
+	 */
+	uint32_t pset;
+	uint32_t pval[HDP_PKEYS_MAX];
 };
 
 struct hdp_exclude {

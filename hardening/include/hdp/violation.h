@@ -31,6 +31,10 @@ enum hdp_violation_kind {
 	HDP_V__COUNT
 };
 
+/* Kinds from HDP_V__COUNT on belong to registered protections (protection.h). */
+#define HDP_PVIOLATIONS_MAX	32
+#define HDP_V_MAX		(HDP_V__COUNT + HDP_PVIOLATIONS_MAX)
+
 enum hdp_policy {
 	HDP_POLICY_ABORT = 0,
 	HDP_POLICY_DROP,
@@ -46,8 +50,14 @@ struct hdp_violation {
 	const char *detail;	/* optional extra words, may be NULL */
 };
 
-/* Stable names used in reports, counters and JSON: "free_foreign", … */
+/*
+ * Stable names used in reports, counters and JSON: "free_foreign", …, then
+ * the registered protections' ("redzone_overwritten", …).
+ */
 const char *hdp_violation_name(enum hdp_violation_kind kind);
+
+/* How many kinds there are: the built-in ones and the protections'. */
+unsigned hdp_violation_kinds(void);
 
 /* "abort", "drop" or "report". */
 const char *hdp_policy_name(enum hdp_policy policy);

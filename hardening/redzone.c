@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * redzone: a write past the end of a frame's data, found when the frame
+ * is freed. The bounds check sees only what goes through a checked copy;
+ * an application that writes a packet's trailer with its own stores, one
+ * byte too far, is caught here.
+ *
+ * The first redzone_bytes past the end of the data (the write extent's
+ * end, up to the end of the object) must still hold what they held when
+ * the frame was handed out: zeros where init_on_free leaves free objects
+ * zero, else a canary byte this protection wrote, chosen per pool at
+ * random. Each object's record says which, and in which generation it was
+ * made: one made before the protection was last turned on says nothing
+ * (frames changed hands unwatched), and that free is not checked.
+ *
+ * Cost per free: a read of the window (redzone_bytes, 64 by default, a
+ * cache line or two next to the data just written), plus, where zeroing
+ * is off, the canary written back over the bytes written (as
+ * init_on_free=used writes zeros), and the whole object once per
+ * generation. A frame freed without a write extent is not checked.
+ */
+#include <hdp/protection.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+enum { KEY_ON, KEY_BYTES };
+enum { C_CHECKED, C_BYTES_CHECKED, C_UNCHECKED };
+enum { V_OVERWRITTEN };
+
+struct redzone_pool {
+	uint32_t *armed;	/* per object: generation << 1 | canary, 0: nothing known */
+	uint8_t canary;
+};
+
+/* What the window must hold, and whether it is recorded for this generation. */
+static inline bool armed_now(uint32_t a, uint32_t generation)
+{
+	return (a >> 1) == generation;
+}
+
+/*
+ * The first byte of [p, p + n) that is not @pat, or n. Eight bytes at a
+ * time, OR-ed together: the usual answer, "none", costs no branch per word.
+ */
+static size_t first_other(const unsigned char *p, size_t n, uint8_t pat)
+{
+	uint64_t pw = UINT64_C(0x0101010101010101) * pat, acc = 0, v;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&v, p + i, 8);
+		acc |= v ^ pw;
+	}
+	for (; i < n; i++)
+		acc |= p[i] ^ pat;
+	if (hdp_likely(!acc))
+		return n;
+	for (i = 0; i < n && p[i] == pat; i++)
+		;
+	return i;
+}
+
+HDP_COLD static void report(const struct hdp_protection_burst *b, unsigned char *obj,
+			    uint32_t end, size_t first, size_t len, uint8_t pat)
+{
+	char detail[128];
+
+	snprintf(detail, sizeof(detail),
+		 "byte %zu written, %zu past the end of the data (which ends at byte %u); "
+		 "it should hold %s", (size_t)end + first, first + 1, end,
+		 pat ? "the canary" : "zero");
+	hdp_protection_violation(b, V_OVERWRITTEN, obj + end + first,
+				 b->pool->obj_size, detail);
+	/* The policy let it go on: put the window back for the next owner. */
+	memset(obj + end + first, pat, len - first);
+}
+
+static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *const *objs,
+				const struct hdp_extent *ext, unsigned n)
+{
+	struct redzone_pool *rz = b->pool->state;
+	size_t size = b->pool->obj_size;
+	/* The built-in wipe runs after this and leaves the whole object zero. */
+	bool zeroed = b->core_flags & HDP_HF_INIT_FREE;
+	uint32_t gen = b->generation;
+	uint64_t checked = 0, bytes = 0, unchecked = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned char *obj = hdp_deref(objs[i]);
+		uint32_t idx, a, end, start;
+		size_t in_slot, len, first;
+
+		if ((b->refused >> i & 1) ||
+		    !hdp_harden_slot(b->pool->hp, (uintptr_t)hdp_untag(objs[i]), &idx, &in_slot))
+			continue;
+		a = rz->armed[idx];
+		if (!ext) {
+			/* Where the data ended is unknown: neither checked nor re-armed. */
+			unchecked++;
+			rz->armed[idx] = zeroed ? gen << 1 : 0;
+			continue;
+		}
+		end = ext[i].end < size ? ext[i].end : (uint32_t)size;
+		start = ext[i].start < end ? ext[i].start : end;
+		if (armed_now(a, gen)) {
+			uint8_t pat = (a & 1) ? rz->canary : 0;
+
+			len = size - end < b->values[KEY_BYTES] ? size - end : b->values[KEY_BYTES];
+			first = first_other(obj + end, len, pat);
+			if (hdp_unlikely(first < len))
+				report(b, obj, end, first, len, pat);
+			checked++;
+			bytes += len;
+		} else {
+			unchecked++;
+		}
+		if (zeroed) {
+			rz->armed[idx] = gen << 1;
+			continue;
+		}
+		/* The rest still holds the canary: write it back where data was. */
+		if (a == (gen << 1 | 1))
+			memset(obj + start, rz->canary, end - start);
+		else
+			memset(obj, rz->canary, size);
+		rz->armed[idx] = gen << 1 | 1;
+	}
+	hdp_protection_count(b, C_CHECKED, checked);
+	hdp_protection_count(b, C_BYTES_CHECKED, bytes);
+	hdp_protection_count(b, C_UNCHECKED, unchecked);
+	return 0;
+}
+
+/* init_on_alloc zeroed the canary away: the window now holds zeros. */
+static void redzone_on_alloc(const struct hdp_protection_burst *b, void *const *objs,
+			     unsigned n)
+{
+	struct redzone_pool *rz = b->pool->state;
+	uint32_t idx;
+	size_t in_slot;
+
+	if (!(b->core_flags & HDP_HF_INIT_ALLOC))
+		return;
+	for (unsigned i = 0; i < n; i++)
+		if (hdp_harden_slot(b->pool->hp, (uintptr_t)hdp_untag(objs[i]), &idx, &in_slot) &&
+		    armed_now(rz->armed[idx], b->generation))
+			rz->armed[idx] = b->generation << 1;
+}
+
+static int redzone_attach(struct hdp_protection_pool *pp, const uint32_t *values,
+			  const char **why)
+{
+	struct redzone_pool *rz = pp->state;
+	uint8_t c = 0;
+
+	(void)values;
+	if (rz)
+		return 0;
+	rz = calloc(1, sizeof(*rz));
+	if (rz)
+		rz->armed = calloc(pp->obj_count, sizeof(*rz->armed));
+	if (!rz || !rz->armed) {
+		free(rz);
+		*why = "no memory for its per-object records";
+		return -ENOMEM;
+	}
+	/* Not zero (that is the other pattern), not predictable from outside. */
+	while (!c)
+		if (getrandom(&c, 1, 0) != 1)
+			c = 0xa5;
+	rz->canary = c;
+	pp->state = rz;
+	return 0;
+}
+
+static void redzone_detach(struct hdp_protection_pool *pp)
+{
+	struct redzone_pool *rz = pp->state;
+
+	if (rz)
+		free(rz->armed);
+	free(rz);
+	pp->state = NULL;
+}
+
+static const struct hdp_protection_key redzone_keys[] = {
+	[KEY_ON] = { "redzone", HDP_PKEY_BOOL, .def = 0,
+		     .doc = "check, at free, that the bytes past the end of a frame's data "
+			    "were not written" },
+	[KEY_BYTES] = { "redzone_bytes", HDP_PKEY_SIZE, .min = 1, .max = 65535, .def = 64,
+			.doc = "how many bytes past the end of the data are checked (at most "
+			       "to the end of the object)" },
+};
+
+static const struct hdp_protection_name redzone_counters[] = {
+	[C_CHECKED] = { "redzone_checks", "frees whose window was checked" },
+	[C_BYTES_CHECKED] = { "redzone_bytes_checked", "bytes read in those windows" },
+	[C_UNCHECKED] = { "redzone_unchecked",
+			  "frees not checked: the first in a generation, or without a "
+			  "write extent" },
+};
+
+static const struct hdp_protection_name redzone_violations[] = {
+	[V_OVERWRITTEN] = { "redzone_overwritten",
+			    "bytes past the end of a frame's data were written" },
+};
+
+/* hdp-provoke: a frame of 200 bytes of data, written past its end by @over bytes. */
+static bool write_past(const struct hdp_provoke_ops *ops, size_t at, size_t over)
+{
+	struct hdp_provoke_pool *p = ops->pool(ops->env, "frames", 2048, 8);
+	unsigned char *obj;
+
+	/* Two lives first: the window is armed from the second free on. */
+	for (int life = 0; life < 2; life++) {
+		obj = ops->alloc(p);
+		memset((unsigned char *)hdp_deref(obj) + 100, 0x42, 100);
+		ops->free(p, obj, 100, 200);
+	}
+	/* A pool of 8: 8 more lives bring every frame round again. */
+	for (int life = 0; life < 8; life++) {
+		obj = ops->alloc(p);
+		memset((unsigned char *)hdp_deref(obj) + 100, 0x42, 100);
+		memset((unsigned char *)hdp_deref(obj) + at, 0x43, over);
+		ops->free(p, obj, 100, 200);
+	}
+	return ops->seen(p, "redzone_overwritten") != 0;
+}
+
+static bool past_end_1(const struct hdp_provoke_ops *ops)
+{
+	return write_past(ops, 200, 1);
+}
+
+static bool past_end_window(const struct hdp_provoke_ops *ops)
+{
+	return write_past(ops, 200 + 63, 1);
+}
+
+static const struct hdp_protection_case redzone_cases[] = {
+	{ "redzone-write-past-end", "store one byte past the end of a frame's data",
+	  "redzone=on", past_end_1 },
+	{ "redzone-write-window-end", "store the 64th byte past the end of the data",
+	  "redzone=on", past_end_window },
+	{ "redzone-canary-write-past-end", "one byte past the end, zeroing off: the canary",
+	  "redzone=on,init_on_free=off,init_check=off", past_end_1 },
+};
+
+static const struct hdp_protection redzone = {
+	.name = "redzone",
+	.doc = "writes past the end of a frame's data, found at free",
+	.keys = redzone_keys, .nkeys = HDP_ARRAY_SIZE(redzone_keys),
+	.counters = redzone_counters, .ncounters = HDP_ARRAY_SIZE(redzone_counters),
+	.violations = redzone_violations, .nviolations = HDP_ARRAY_SIZE(redzone_violations),
+	.cases = redzone_cases, .ncases = HDP_ARRAY_SIZE(redzone_cases),
+	.attach = redzone_attach,
+	.detach = redzone_detach,
+	.on_alloc = redzone_on_alloc,
+	.on_free = redzone_on_free,
+};
+HDP_PROTECTION_REGISTER(redzone);
