@@ -33,8 +33,29 @@ enum { V_OVERWRITTEN };
 
 struct redzone_pool {
 	uint32_t *armed;	/* per object: generation << 1 | canary, 0: nothing known */
-	uint8_t canary;
+	/*
+	 * Eight random bytes, none zero, repeated along the object: an
+	 * overrun that writes one byte value over several bytes (a memset)
+	 * cannot match them all.
+	 */
+	uint64_t canary;
 };
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "the pattern words below are for little-endian loads");
+
+/* What the 8 bytes at object offset @off hold: byte j is pattern byte (off + j) % 8. */
+static inline uint64_t pattern_at(uint64_t pattern, size_t off)
+{
+	unsigned r = (unsigned)(off & 7) * 8;
+
+	return r ? pattern >> r | pattern << (64 - r) : pattern;
+}
+
+static inline uint8_t pattern_byte(uint64_t pattern, size_t off)
+{
+	return (uint8_t)(pattern >> (off & 7) * 8);
+}
 
 /* What the window must hold, and whether it is recorded for this generation. */
 static inline bool armed_now(uint32_t a, uint32_t generation)
@@ -43,40 +64,57 @@ static inline bool armed_now(uint32_t a, uint32_t generation)
 }
 
 /*
- * The first byte of [p, p + n) that is not @pat, or n. Eight bytes at a
- * time, OR-ed together: the usual answer, "none", costs no branch per word.
+ * The first byte of obj[off, off + n) that is not the pattern, or n.
+ * Eight bytes at a time, OR-ed together: the usual answer, "none", costs
+ * no branch per word.
  */
-static size_t first_other(const unsigned char *p, size_t n, uint8_t pat)
+static size_t first_other(const unsigned char *obj, size_t off, size_t n, uint64_t pattern)
 {
-	uint64_t pw = UINT64_C(0x0101010101010101) * pat, acc = 0, v;
+	uint64_t pw = pattern_at(pattern, off), acc = 0, v;
 	size_t i = 0;
 
 	for (; i + 8 <= n; i += 8) {
-		memcpy(&v, p + i, 8);
+		memcpy(&v, obj + off + i, 8);
 		acc |= v ^ pw;
 	}
 	for (; i < n; i++)
-		acc |= p[i] ^ pat;
+		acc |= obj[off + i] ^ pattern_byte(pattern, off + i);
 	if (hdp_likely(!acc))
 		return n;
-	for (i = 0; i < n && p[i] == pat; i++)
+	for (i = 0; i < n && obj[off + i] == pattern_byte(pattern, off + i); i++)
 		;
 	return i;
 }
 
+/* Write the pattern over obj[off, off + n). */
+static void fill(unsigned char *obj, size_t off, size_t n, uint64_t pattern)
+{
+	uint64_t pw = pattern_at(pattern, off);
+	size_t i = 0;
+
+	if (!pattern) {
+		memset(obj + off, 0, n);
+		return;
+	}
+	for (; i + 8 <= n; i += 8)
+		memcpy(obj + off + i, &pw, 8);
+	for (; i < n; i++)
+		obj[off + i] = pattern_byte(pattern, off + i);
+}
+
 HDP_COLD static void report(const struct hdp_protection_burst *b, unsigned char *obj,
-			    uint32_t end, size_t first, size_t len, uint8_t pat)
+			    uint32_t end, size_t first, size_t len, uint64_t pattern)
 {
 	char detail[128];
 
 	snprintf(detail, sizeof(detail),
 		 "byte %zu written, %zu past the end of the data (which ends at byte %u); "
 		 "it should hold %s", (size_t)end + first, first + 1, end,
-		 pat ? "the canary" : "zero");
+		 pattern ? "the canary" : "zero");
 	hdp_protection_violation(b, V_OVERWRITTEN, obj + end + first,
 				 b->pool->obj_size, detail);
 	/* The policy let it go on: put the window back for the next owner. */
-	memset(obj + end + first, pat, len - first);
+	fill(obj, end + first, len - first, pattern);
 }
 
 static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *const *objs,
@@ -107,10 +145,10 @@ static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *cons
 		end = ext[i].end < size ? ext[i].end : (uint32_t)size;
 		start = ext[i].start < end ? ext[i].start : end;
 		if (armed_now(a, gen)) {
-			uint8_t pat = (a & 1) ? rz->canary : 0;
+			uint64_t pat = (a & 1) ? rz->canary : 0;
 
 			len = size - end < b->values[KEY_BYTES] ? size - end : b->values[KEY_BYTES];
-			first = first_other(obj + end, len, pat);
+			first = first_other(obj, end, len, pat);
 			if (hdp_unlikely(first < len))
 				report(b, obj, end, first, len, pat);
 			checked++;
@@ -124,9 +162,9 @@ static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *cons
 		}
 		/* The rest still holds the canary: write it back where data was. */
 		if (a == (gen << 1 | 1))
-			memset(obj + start, rz->canary, end - start);
+			fill(obj, start, end - start, rz->canary);
 		else
-			memset(obj, rz->canary, size);
+			fill(obj, 0, size, rz->canary);
 		rz->armed[idx] = gen << 1 | 1;
 	}
 	hdp_protection_count(b, C_CHECKED, checked);
@@ -155,7 +193,7 @@ static int redzone_attach(struct hdp_protection_pool *pp, const uint32_t *values
 			  const char **why)
 {
 	struct redzone_pool *rz = pp->state;
-	uint8_t c = 0;
+	uint64_t c = 0;
 
 	(void)values;
 	if (rz)
@@ -168,10 +206,12 @@ static int redzone_attach(struct hdp_protection_pool *pp, const uint32_t *values
 		*why = "no memory for its per-object records";
 		return -ENOMEM;
 	}
-	/* Not zero (that is the other pattern), not predictable from outside. */
-	while (!c)
-		if (getrandom(&c, 1, 0) != 1)
-			c = 0xa5;
+	/* No byte zero (that is the other pattern); not predictable from outside. */
+	if (getrandom(&c, sizeof(c), 0) != sizeof(c))
+		c = (uint64_t)(uintptr_t)rz * 0x9e3779b97f4a7c15ull;
+	for (unsigned j = 0; j < 8; j++)
+		if (!pattern_byte(c, j))
+			c |= UINT64_C(0xa5) << j * 8;
 	rz->canary = c;
 	pp->state = rz;
 	return 0;
@@ -209,8 +249,11 @@ static const struct hdp_protection_name redzone_violations[] = {
 			    "bytes past the end of a frame's data were written" },
 };
 
-/* hdp-provoke: a frame of 200 bytes of data, written past its end by @over bytes. */
-static bool write_past(const struct hdp_provoke_ops *ops, size_t at, size_t over)
+/*
+ * hdp-provoke: a frame of 200 bytes of data, and a byte at @at (past the
+ * end) changed, whatever it held.
+ */
+static bool write_past(const struct hdp_provoke_ops *ops, size_t at)
 {
 	struct hdp_provoke_pool *p = ops->pool(ops->env, "frames", 2048, 8);
 	unsigned char *obj;
@@ -225,7 +268,7 @@ static bool write_past(const struct hdp_provoke_ops *ops, size_t at, size_t over
 	for (int life = 0; life < 8; life++) {
 		obj = ops->alloc(p);
 		memset((unsigned char *)hdp_deref(obj) + 100, 0x42, 100);
-		memset((unsigned char *)hdp_deref(obj) + at, 0x43, over);
+		((unsigned char *)hdp_deref(obj))[at] ^= 0xff;
 		ops->free(p, obj, 100, 200);
 	}
 	return ops->seen(p, "redzone_overwritten") != 0;
@@ -233,12 +276,12 @@ static bool write_past(const struct hdp_provoke_ops *ops, size_t at, size_t over
 
 static bool past_end_1(const struct hdp_provoke_ops *ops)
 {
-	return write_past(ops, 200, 1);
+	return write_past(ops, 200);
 }
 
 static bool past_end_window(const struct hdp_provoke_ops *ops)
 {
-	return write_past(ops, 200 + 63, 1);
+	return write_past(ops, 200 + 63);
 }
 
 static const struct hdp_protection_case redzone_cases[] = {

@@ -266,12 +266,13 @@ Test(harden_profile, mte_is_refused_where_there_is_none)
 Test(harden_profile, profiles_format_every_key)
 {
 	struct hdp_profile p;
-	char buf[256];
+	char buf[512];
 
 	hdp_profile_defaults(&p);
 	hdp_profile_format(&p, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "bounds=on,bounds_lookup=fast,init_on_alloc=off,init_on_free=on,"
-			 "init_check=on,init_check_sample=64,tag=auto,tag_sample=1,tag_sample_min=0,on_violation=abort");
+			 "init_check=on,init_check_sample=64,tag=auto,tag_sample=1,tag_sample_min=0,"
+			 "on_violation=abort,redzone=off,redzone_bytes=64");
 }
 
 #define DATA TEST_DATA_DIR "/"

@@ -303,7 +303,11 @@ Test(pool_alloc, stats_print_as_json_and_text)
 	cr_assert(strstr(buf, "\"mem\":\"plain\""));
 	cr_assert(strstr(buf, "\"double_free\":0,"), "%s", buf);
 	cr_assert(strstr(buf, "\"harden\":{\"profile\":\"none\""), "%s", buf);
-	cr_assert(strstr(buf, "\"tag_mismatch\":0}}}"), "%s", buf);
+	cr_assert(strstr(buf, "\"tag_mismatch\":0,"), "%s", buf);
+	/* The registered protections: their state, counters and kinds. */
+	cr_assert(strstr(buf, "\"protections\":{\"redzone\":{\"on\":false,\"redzone_checks\":0,"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "\"redzone_overwritten\":0}}}"), "%s", buf);
 	cr_assert_eq(buf[n - 1], '}');
 	/* A short buffer still reports the full length, like snprintf. */
 	cr_assert_eq(hdp_pool_stats_json(&st, tiny, sizeof(tiny)), n);

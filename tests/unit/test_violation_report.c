@@ -78,8 +78,10 @@ Test(violation_report, names_and_policies_round_trip)
 	cr_assert_eq(hdp_policy_parse("panic", &p), -EINVAL);
 	cr_assert_eq(hdp_policy_parse(NULL, &p), -EINVAL);
 	cr_assert_str_eq(hdp_violation_name(HDP_V_DOUBLE_FREE), "double_free");
-	cr_assert_str_eq(hdp_violation_name(HDP_V__COUNT), "unknown");
-	for (int k = 0; k < HDP_V__COUNT; k++)
+	cr_assert_str_eq(hdp_violation_name((enum hdp_violation_kind)hdp_violation_kinds()),
+			 "unknown");
+	cr_assert_str_eq(hdp_violation_name(HDP_V__COUNT), "redzone_overwritten");
+	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
 		cr_assert_str_neq(hdp_violation_name((enum hdp_violation_kind)k), "unknown");
 }
 
