@@ -30,6 +30,9 @@ static const struct bench_profile micro_profiles[] = {
 	{ "tag-1", "bounds=off,init_on_free=off,init_check=off,tag=soft,tag_sample=1" },
 	{ "tag-10", "bounds=off,init_on_free=off,init_check=off,tag=soft,tag_sample=10" },
 	{ "all", "bounds=on,bounds_lookup=fast,init_on_free=used,init_check=off,tag=soft,tag_sample=10" },
+	/* redzone over init-used's zeros, and with its canary where nothing zeroes. */
+	{ "redzone", "bounds=off,init_on_free=used,init_check=off,tag=off,redzone=on" },
+	{ "redzone-canary", "bounds=off,init_on_free=off,init_check=off,tag=off,redzone=on" },
 	/* The files as shipped: "@" names a file in configs/. */
 	{ "default", "@default.ini" },
 	{ "strict", "@strict.ini" },

@@ -127,6 +127,16 @@ static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *cons
 	uint32_t gen = b->generation;
 	uint64_t checked = 0, bytes = 0, unchecked = 0;
 
+	/*
+	 * Nobody touched the window since the last free: its lines are cold.
+	 * Ask for all of them first, so that their misses overlap.
+	 */
+	for (unsigned i = 0; ext && i < n; i++) {
+		const char *w = (const char *)hdp_deref(objs[i]) + ext[i].end;
+
+		__builtin_prefetch(w);
+		__builtin_prefetch(w + b->values[KEY_BYTES] - 1);
+	}
 	for (unsigned i = 0; i < n; i++) {
 		unsigned char *obj = hdp_deref(objs[i]);
 		uint32_t idx, a, end, start;
