@@ -103,7 +103,7 @@ static inline uint64_t hdp_xorshift(uint64_t *s)
  * tagged, then one in every tag_sample. A countdown left from a larger
  * tag_sample restarts, so a smaller one takes effect at once.
  */
-static inline bool tag_sample_this(struct hdp_harden_tls *t, uint64_t w)
+static inline bool tag_sample_this(struct hdp_harden_samplers *t, uint64_t w)
 {
 	if (hdp_hw_flags(w) & HDP_HF_TAG_ALWAYS)
 		return true;
@@ -121,7 +121,7 @@ static inline bool tag_sample_this(struct hdp_harden_tls *t, uint64_t w)
  * fixed countdown: a frame that always comes back at the same place in
  * the reuse cycle must not always fall between two checks.
  */
-static inline bool check_whole_this(struct hdp_harden_tls *t, uint64_t w)
+static inline bool check_whole_this(struct hdp_harden_samplers *t, uint64_t w)
 {
 	uint32_t n = hdp_hw_check_sample(w);
 

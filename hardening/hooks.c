@@ -18,7 +18,7 @@
 struct burst {
 	struct hdp_harden_pool *hp;
 	struct hdp_harden_tls *t;
-	struct hdp_harden_tls s;	/* the samplers, in registers */
+	struct hdp_harden_samplers s;	/* in registers */
 	struct hdp_obj_meta *meta;
 	const struct hdp_harden_chunk *chunks;	/* NULL: one chunk at base */
 	uintptr_t base;
@@ -39,8 +39,7 @@ static inline struct burst burst_begin(struct hdp_harden_pool *hp,
 {
 	return (struct burst){
 		.hp = hp, .t = t, .w = w, .flags = hdp_hw_flags(w),
-		.s = { .sample_countdown = t->sample_countdown,
-		       .check_countdown = t->check_countdown, .rng = t->rng },
+		.s = t->smp,
 		.meta = hp->meta, .chunks = hp->chunks, .base = hp->base,
 		.shift = hp->stride_shift, .magic = hp->stride_magic,
 		.count = hp->count, .stride = hp->stride, .obj_size = hp->obj_size,
@@ -53,9 +52,7 @@ static inline struct burst burst_begin(struct hdp_harden_pool *hp,
 
 static inline void burst_end(struct burst *b)
 {
-	b->t->sample_countdown = b->s.sample_countdown;
-	b->t->check_countdown = b->s.check_countdown;
-	b->t->rng = b->s.rng;
+	b->t->smp = b->s;
 	hdp_counter_add(&b->t->c.bytes_wiped, b->wiped);
 	hdp_counter_add(&b->t->c.objs_tagged, b->tagged);
 	hdp_counter_add(&b->t->c.checks, b->checks);

@@ -85,7 +85,7 @@ HDP_COLD static struct pool_cache *cache_create(struct hdp_pool *pool)
 		return NULL;
 	memset(c, 0, sizeof(*c));
 	/* Distinct tag streams per thread; the address is as good a seed as any. */
-	c->hts.rng = (uint64_t)(uintptr_t)c ^ pool->gen << 32;
+	c->hts.smp.rng = (uint64_t)(uintptr_t)c ^ pool->gen << 32;
 	c->size = pool->cache_size;
 	c->cap = cap;
 	c->pool = pool;

@@ -141,11 +141,16 @@ struct hdp_harden_counters {
 	_Atomic uint64_t prot[HDP_PCOUNTERS_MAX];	/* registered protections' */
 };
 
-/* One thread's state for one pool; lives in the pool's per-thread cache. */
-struct hdp_harden_tls {
+/* A thread's samplers for one pool: what a burst keeps in registers. */
+struct hdp_harden_samplers {
 	uint32_t sample_countdown;	/* 0: tag the next one */
 	uint32_t check_countdown;	/* 0: check the next one whole */
 	uint64_t rng;
+};
+
+/* One thread's state for one pool; lives in the pool's per-thread cache. */
+struct hdp_harden_tls {
+	struct hdp_harden_samplers smp;
 	struct hdp_harden_counters c;
 };
 
