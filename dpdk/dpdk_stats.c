@@ -7,6 +7,7 @@
 #include "dpdk_internal.h"
 
 #include <hdp/counter.h>
+#include <hdp/protection.h>
 
 #include <errno.h>
 #include <string.h>
@@ -72,6 +73,22 @@ static const char *on_off(unsigned flags, unsigned bit)
 	return (flags & bit) ? "on" : "off";
 }
 
+/* Each registered protection: on or off, then its counters, by name. */
+static void add_protections(struct rte_tel_data *d, const struct hdp_harden_stats *hs)
+{
+	unsigned base = 0;
+
+	for (unsigned i = 0; i < hdp_protection_count_registered(); i++) {
+		const struct hdp_protection *p = hdp_protection_get(i);
+
+		rte_tel_data_add_dict_string(d, p->name, (hs->protections >> i & 1) ? "on" : "off");
+		for (unsigned c = 0; c < p->ncounters; c++)
+			rte_tel_data_add_dict_u64(d, p->counters[c].name,
+						  hs->prot_counters[base + c]);
+		base += p->ncounters;
+	}
+}
+
 /* One pool as a telemetry dict: counters, then the effective profile. */
 static void pool_dict(struct hdp_dpdk_pool *pd, struct rte_tel_data *d, bool by_kind)
 {
@@ -114,6 +131,7 @@ static void pool_dict(struct hdp_dpdk_pool *pd, struct rte_tel_data *d, bool by_
 		for (unsigned k = 0; k < hdp_violation_kinds(); k++)
 			rte_tel_data_add_dict_u64(d, hdp_violation_name((enum hdp_violation_kind)k),
 						  hs.violations[k]);
+		add_protections(d, &hs);
 	}
 }
 

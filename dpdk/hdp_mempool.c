@@ -316,12 +316,13 @@ area_of(struct hdp_dpdk_pool *pd, void *obj, void **area)
 }
 
 /*
- * For init_on_free=used: the write extent of this mbuf's data room, if its
+ * For init_on_free=used and redzone: the write extent of this mbuf's data room, if its
  * header is sane (else all of it). The data starts at the default
  * headroom when the mbuf is reset and moves with adj and prepend, so the
  * lowest of the two to the end of the data covers what a receive, header
  * stripping and prepending wrote. A trim leaves written bytes past the
- * end: applications that trim want init_on_free=on (docs/DPDK.md).
+ * end: applications that trim want init_on_free=on and redzone off
+ * (docs/DPDK.md).
  */
 static struct hdp_extent extent_of(struct hdp_dpdk_pool *pd, void *obj)
 {
@@ -380,16 +381,18 @@ static int enqueue_hooked(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, ui
 			  void * const *objs, unsigned n)
 {
 	unsigned flags = hdp_hw_flags(w), refused = 0;
+	/* init_on_free=used wipes the extent; protections (redzone) check past it. */
+	bool want_ext = flags & (HDP_HF_INIT_USED | HDP_HF_PROTECTIONS);
 
 	while (n) {
 		void *areas[STEP], *kept[STEP];
 		struct hdp_extent ext[STEP];
 		unsigned k = n < STEP ? n : STEP, good, out;
 
-		good = valid_areas(pd, objs, k, areas, ext, flags & HDP_HF_INIT_USED);
+		good = valid_areas(pd, objs, k, areas, ext, want_ext);
 		if (flags & HDP_HF_HOOKS) {
 			out = hdp_harden_on_free(&pd->hp, &l->tls, w, areas,
-						 (flags & HDP_HF_INIT_USED) ? ext : NULL, kept, good);
+						 want_ext ? ext : NULL, kept, good);
 		} else {
 			memcpy(kept, areas, good * sizeof(*kept));
 			out = good;
