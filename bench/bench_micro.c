@@ -32,6 +32,7 @@ static const struct bench_profile micro_profiles[] = {
 	{ "all", "bounds=on,bounds_lookup=fast,init_on_free=used,init_check=off,tag=soft,tag_sample=10" },
 	/* redzone over init-used's zeros, and with its canary where nothing zeroes. */
 	{ "redzone", "bounds=off,init_on_free=used,init_check=off,tag=off,redzone=on" },
+	{ "redzone-4", "bounds=off,init_on_free=used,init_check=off,tag=off,redzone=on,redzone_bytes=4" },
 	{ "redzone-canary", "bounds=off,init_on_free=off,init_check=off,tag=off,redzone=on" },
 	/* The files as shipped: "@" names a file in configs/. */
 	{ "default", "@default.ini" },

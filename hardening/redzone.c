@@ -77,8 +77,14 @@ static size_t first_other(const unsigned char *obj, size_t off, size_t n, uint64
 		memcpy(&v, obj + off + i, 8);
 		acc |= v ^ pw;
 	}
-	for (; i < n; i++)
-		acc |= obj[off + i] ^ pattern_byte(pattern, off + i);
+	/* The rest: the last 8 bytes once more, overlapping, or byte by byte. */
+	if (i < n && n >= 8) {
+		memcpy(&v, obj + off + n - 8, 8);
+		acc |= v ^ pattern_at(pattern, off + n - 8);
+	} else {
+		for (; i < n; i++)
+			acc |= obj[off + i] ^ pattern_byte(pattern, off + i);
+	}
 	if (hdp_likely(!acc))
 		return n;
 	for (i = 0; i < n && obj[off + i] == pattern_byte(pattern, off + i); i++)
@@ -117,6 +123,17 @@ HDP_COLD static void report(const struct hdp_protection_burst *b, unsigned char 
 	fill(obj, end + first, len - first, pattern);
 }
 
+#define PREFETCH_AHEAD 8
+
+static inline void prefetch_window(const struct hdp_protection_burst *b, void *obj,
+				   uint32_t end)
+{
+	const char *w = (const char *)hdp_deref(obj) + end;
+
+	__builtin_prefetch(w);
+	__builtin_prefetch(w + b->values[KEY_BYTES] - 1);
+}
+
 static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *const *objs,
 				const struct hdp_extent *ext, unsigned n)
 {
@@ -129,16 +146,16 @@ static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *cons
 
 	/*
 	 * Nobody touched the window since the last free: its lines are cold.
-	 * Ask for all of them first, so that their misses overlap.
+	 * Ask for the first few, then for each one PREFETCH_AHEAD frames
+	 * ahead, so that misses overlap without flooding the fill buffers.
 	 */
-	for (unsigned i = 0; ext && i < n; i++) {
-		const char *w = (const char *)hdp_deref(objs[i]) + ext[i].end;
-
-		__builtin_prefetch(w);
-		__builtin_prefetch(w + b->values[KEY_BYTES] - 1);
-	}
+	for (unsigned i = 0; ext && i < n && i < PREFETCH_AHEAD; i++)
+		prefetch_window(b, objs[i], ext[i].end);
 	for (unsigned i = 0; i < n; i++) {
 		unsigned char *obj = hdp_deref(objs[i]);
+
+		if (ext && i + PREFETCH_AHEAD < n)
+			prefetch_window(b, objs[i + PREFETCH_AHEAD], ext[i + PREFETCH_AHEAD].end);
 		uint32_t idx, a, end, start;
 		size_t in_slot, len, first;
 

@@ -108,6 +108,11 @@ Test(redzone, zeros_catch_the_window_and_not_beyond)
 	window_catches("redzone=on,init_on_free=used", 0, true);
 	window_catches("redzone=on,init_on_free=used", 63, true);
 	window_catches("redzone=off", 0, false);
+	/* Windows that are not whole words: the tail read overlapping, or bytewise. */
+	window_catches("redzone=on,redzone_bytes=13", 12, true);
+	window_catches("redzone=on,redzone_bytes=13", 13, false);
+	window_catches("redzone=on,redzone_bytes=5", 4, true);
+	window_catches("redzone=on,redzone_bytes=5", 5, false);
 }
 
 Test(redzone, the_canary_catches_where_nothing_zeroes)
@@ -116,6 +121,9 @@ Test(redzone, the_canary_catches_where_nothing_zeroes)
 	window_catches("redzone=on,init_on_free=off", 63, true);
 	window_catches("redzone=on,init_on_free=off", 64, false);
 	window_catches("redzone=on,init_on_free=off,tag=off", 5, true);
+	window_catches("redzone=on,init_on_free=off,redzone_bytes=13", 12, true);
+	window_catches("redzone=on,init_on_free=off,redzone_bytes=13", 13, false);
+	window_catches("redzone=on,init_on_free=off,redzone_bytes=3", 2, true);
 	/* init_on_alloc zeroes the canary away: zeros are expected then. */
 	window_catches("redzone=on,init_on_free=off,init_on_alloc=on", 0, true);
 }
