@@ -187,6 +187,7 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 			 : (uint32_t)__builtin_ctzl(d->obj_stride);
 	hp->name = d->name;
 	hp->cold_objects = d->cold_objects;
+	hp->holds_objects = d->holds_objects;
 	if (d->chunks && d->chunk_count) {
 		ret = take_chunks(hp, d);
 		if (ret)
@@ -444,10 +445,13 @@ void hdp_harden_counters_add(struct hdp_harden_counters *sum,
 	for (unsigned i = 0; i < HDP_PCOUNTERS_MAX; i++)
 		hdp_counter_add(&sum->prot[i], atomic_load_explicit(&c->prot[i],
 								 memory_order_relaxed));
+	hdp_counter_add(&sum->held_in, atomic_load_explicit(&c->held_in, memory_order_relaxed));
+	hdp_counter_add(&sum->held_out, atomic_load_explicit(&c->held_out, memory_order_relaxed));
 }
 
 void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t)
 {
+	hdp_prot_tls_release(hp, t);
 	hdp_harden_counters_add(&hp->retired, &t->c);
 	memset(&t->c, 0, sizeof(t->c));
 }
@@ -476,6 +480,7 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp,
 	out->protections = hdp_hw_protections(w);
 	for (unsigned i = 0; i < HDP_PCOUNTERS_MAX; i++)
 		out->prot_counters[i] = atomic_load(&sum.prot[i]);
+	out->held = atomic_load(&sum.held_in) - atomic_load(&sum.held_out);
 	out->changes = atomic_load(&hp->changes);
 	out->changed_at = atomic_load(&hp->changed_at);
 	pthread_mutex_lock(&hp->apply_lock);

@@ -75,6 +75,9 @@ uint64_t hdp_prot_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, 
 int hdp_prot_on_copy(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
 		     const void *p, size_t n, bool into_pool);
 
+/* Free the protections' state of thread @t (drained already). */
+void hdp_prot_tls_release(struct hdp_harden_pool *hp, struct hdp_harden_tls *t);
+
 /* The name of kind HDP_V__COUNT + @i, or NULL. */
 const char *hdp_prot_violation_name(unsigned i);
 

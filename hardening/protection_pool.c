@@ -27,7 +27,7 @@ int hdp_prot_pool_init(struct hdp_harden_pool *hp)
 		s->info = &r->info[i];
 		s->pp = (struct hdp_protection_pool){
 			.hp = hp, .name = hp->name, .obj_size = hp->obj_size,
-			.obj_count = hp->count,
+			.obj_count = hp->count, .holds_objects = hp->holds_objects,
 		};
 		atomic_init(&s->packed, 0);
 		atomic_init(&s->generation, 0);
@@ -93,6 +93,7 @@ void hdp_prot_pool_publish(struct hdp_harden_pool *hp, const struct hdp_profile 
 }
 
 static _Thread_local hdp_counter_t lost_counters[HDP_PCOUNTERS_MAX];
+static _Thread_local void *lost_state;
 
 /* After the word: these values and generation, or later ones. */
 static inline void burst_of(struct hdp_prot_slot *s, struct hdp_harden_tls *t, uint64_t w,
@@ -107,6 +108,9 @@ static inline void burst_of(struct hdp_prot_slot *s, struct hdp_harden_tls *t, u
 	b->counters = (t ? t->c.prot : lost_counters) + s->info->counter_base;
 	b->violation_base = HDP_V__COUNT + s->info->violation_base;
 	b->refused = 0;
+	/* Without a thread's state (a copy from outside), nothing is kept. */
+	lost_state = NULL;
+	b->thread_state = t ? &t->prot_state[s->info->index] : &lost_state;
 }
 
 void hdp_prot_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
@@ -171,4 +175,77 @@ void hdp_protection_violation(const struct hdp_protection_burst *b, unsigned i,
 bool hdp_protection_on(struct hdp_harden_pool *hp, unsigned i)
 {
 	return i < HDP_PROTECTIONS_MAX && (hdp_hw_protections(hdp_harden_word(hp)) >> i & 1);
+}
+
+/* Note whether protection @i keeps state for this thread. */
+static inline void note_holding(struct hdp_harden_tls *t, unsigned i)
+{
+	if (t->prot_state[i])
+		t->holding |= 1u << i;
+	else
+		t->holding &= ~(1u << i);
+}
+
+unsigned hdp_harden_hold(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
+			 void **objs, unsigned n, unsigned cap)
+{
+	uint32_t on = hdp_hw_protections(w);
+	unsigned in = n, i;
+	struct hdp_protection_burst b;
+
+	for (uint32_t m = on | t->holding; m; m &= m - 1) {
+		struct hdp_prot_slot *s = &hp->prot[i = (unsigned)__builtin_ctz(m)];
+		const struct hdp_protection *p = s->info->p;
+
+		if (!p->hold)
+			continue;
+		burst_of(s, t, w, &b);
+		if (on >> i & 1)
+			n = p->hold(&b, objs, n, cap);
+		else if (p->drain)	/* turned off: give back what it kept, a burst at a time */
+			n += p->drain(&b, objs + n, cap - n);
+		note_holding(t, i);
+	}
+	/* What went into keeping, and what came out (the pool's "held"). */
+	if (n < in)
+		hdp_counter_add(&t->c.held_in, in - n);
+	else if (n > in)
+		hdp_counter_add(&t->c.held_out, n - in);
+	return n;
+}
+
+unsigned hdp_harden_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void **out,
+			  unsigned max)
+{
+	uint64_t w = hdp_harden_word(hp);
+	struct hdp_protection_burst b;
+	unsigned got = 0, i;
+
+	for (uint32_t m = t->holding; m && got < max; m &= m - 1) {
+		struct hdp_prot_slot *s = &hp->prot[i = (unsigned)__builtin_ctz(m)];
+
+		if (!s->info->p->drain)
+			continue;
+		burst_of(s, t, w, &b);
+		got += s->info->p->drain(&b, out + got, max - got);
+	}
+	hdp_counter_add(&t->c.held_out, got);
+	return got;
+}
+
+void hdp_prot_tls_release(struct hdp_harden_pool *hp, struct hdp_harden_tls *t)
+{
+	uint64_t w = hdp_harden_word(hp);
+	struct hdp_protection_burst b;
+	unsigned i;
+
+	for (uint32_t m = t->holding; m; m &= m - 1) {
+		struct hdp_prot_slot *s = &hp->prot[i = (unsigned)__builtin_ctz(m)];
+
+		burst_of(s, t, w, &b);
+		if (s->info->p->thread_release)
+			s->info->p->thread_release(&b);
+		t->prot_state[i] = NULL;
+	}
+	t->holding = 0;
 }

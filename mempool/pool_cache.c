@@ -26,11 +26,29 @@ static _Thread_local bool tls_key_set;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
+/*
+ * What protections hold for this cache's thread (a quarantine) back onto
+ * the stack; pool->lock held.
+ */
+static unsigned drain_held_locked(struct hdp_pool *pool, struct pool_cache *c)
+{
+	void *held[64];
+	unsigned k, refused = 0;
+
+	while (c->hts.holding && (k = hdp_harden_drain(&pool->hp, &c->hts, held, 64)) > 0) {
+		/* Freed long ago; they count as frees as they reach the pool. */
+		hdp_counter_add(&c->stats.frees, k);
+		refused += pool_stack_push(pool, held, k);
+	}
+	return refused;
+}
+
 /* Fold a cache into its pool and unlink it; pool->lock held. */
 static void cache_retire_locked(struct hdp_pool *pool, struct pool_cache *c)
 {
 	pool_stack_push(pool, c->objs, c->len);
 	c->len = 0;
+	drain_held_locked(pool, c);
 	hdp_counter_add(&pool->retired.allocs, hdp_counter_read(&c->stats.allocs));
 	hdp_counter_add(&pool->retired.frees, hdp_counter_read(&c->stats.frees));
 	hdp_counter_add(&pool->retired.alloc_fails, hdp_counter_read(&c->stats.alloc_fails));
@@ -124,6 +142,8 @@ void pool_caches_release(struct hdp_pool *pool)
 	pthread_mutex_lock(&pool->lock);
 	for (c = pool->caches; c; c = next) {
 		next = c->next;
+		/* The pool goes: what its protections keep per thread goes too. */
+		hdp_harden_tls_retire(&pool->hp, &c->hts);
 		free(c);
 	}
 	pool->caches = NULL;
@@ -348,9 +368,12 @@ static unsigned free_checked(struct hdp_pool *pool, struct pool_cache *c,
 			for (kept = 0; kept < ngood; kept++)
 				out[kept] = hdp_untag(chunk[kept]);
 		}
+		/* Freed, whether or not a protection keeps them a while (a quarantine). */
+		freed += kept;
+		if (c && ((hdp_hw_flags(w) & HDP_HF_PROTECTIONS) || c->hts.holding))
+			kept = hdp_harden_hold(&pool->hp, t, w, out, kept, HDP_ARRAY_SIZE(out));
 		if (kept)
 			free_to_cache(pool, c, out, kept);
-		freed += kept;
 		objs += k;
 		if (ext)
 			ext += k;
@@ -379,7 +402,7 @@ static inline unsigned free_n(struct hdp_pool *pool, void *const *objs,
 	struct pool_cache *c = cache_of(pool);
 	uint64_t w = hdp_harden_word(&pool->hp);
 
-	if (hdp_likely(!(hdp_hw_flags(w) & HDP_HF_HOOKS) &&
+	if (hdp_likely(!(hdp_hw_flags(w) & HDP_HF_HOOKS) && !(c && c->hts.holding) &&
 		       all_plain_and_valid(pool, objs, n))) {
 		free_to_cache(pool, c, objs, n);
 		return n;
@@ -455,11 +478,12 @@ void hdp_pool_cache_flush(struct hdp_pool *pool)
 	struct tls_slot *slot = &tls_caches[pool->id];
 	struct pool_cache *c = slot->cache;
 
-	if (!c || slot->gen != pool->gen || !c->len)
+	if (!c || slot->gen != pool->gen || (!c->len && !c->hts.holding))
 		return;
 	pthread_mutex_lock(&pool->lock);
 	pool_stack_push(pool, c->objs, c->len);
 	c->len = 0;
+	drain_held_locked(pool, c);
 	pthread_mutex_unlock(&pool->lock);
 }
 
@@ -471,6 +495,7 @@ unsigned hdp_pool_drain(struct hdp_pool *pool)
 	for (struct pool_cache *c = pool->caches; c; c = c->next) {
 		refused += pool_stack_push(pool, c->objs, c->len);
 		c->len = 0;
+		refused += drain_held_locked(pool, c);
 	}
 	pthread_mutex_unlock(&pool->lock);
 	return refused;

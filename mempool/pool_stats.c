@@ -50,16 +50,19 @@ void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 	out->alloc_fails = t.alloc_fails;
 	out->cache_hits = t.cache_hits;
 	out->cache_misses = t.cache_misses;
+	hdp_harden_stats_get(&pool->hp, &live, &out->harden);
+	/* Frees count when objects reach a cache; held ones were freed too. */
+	out->held = out->harden.held;
+	out->frees += out->held;
 	out->in_use = out->allocs > out->frees ? out->allocs - out->frees : 0;
-	if (out->free_shared + out->in_use <= out->obj_count)
-		out->free_cached = out->obj_count - out->free_shared - out->in_use;
+	if (out->free_shared + out->in_use + out->held <= out->obj_count)
+		out->free_cached = out->obj_count - out->free_shared - out->in_use - out->held;
 	out->region_bytes = pool->map.len;
 	out->page_size = pool->map.page_size;
 	out->pages = pool->map.len / pool->map.page_size;
 	out->huge = pool->map.kind != HDP_MEM_PLAIN;
 	out->fallback = pool->map.fallback;
 	out->mem = pool->map.kind;
-	hdp_harden_stats_get(&pool->hp, &live, &out->harden);
 }
 
 /* snprintf that keeps going after the buffer is full, counting. */
@@ -92,7 +95,7 @@ int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 	/* Pool names are [A-Za-z0-9_-]: nothing to escape. */
 	hdp_strbuf_printf(&o, "{\"name\":\"%s\",\"obj_count\":%llu,\"obj_size\":%llu,"
 		"\"obj_stride\":%llu,\"in_use\":%llu,\"free_shared\":%llu,"
-		"\"free_cached\":%llu,\"allocs\":%llu,\"frees\":%llu,"
+		"\"free_cached\":%llu,\"held\":%llu,\"allocs\":%llu,\"frees\":%llu,"
 		"\"alloc_fails\":%llu,\"cache_hits\":%llu,\"cache_misses\":%llu,"
 		"\"caches\":%llu,\"region_bytes\":%llu,\"page_size\":%llu,"
 		"\"pages\":%llu,\"huge\":%s,\"fallback\":%s,\"mem\":\"%s\","
@@ -103,7 +106,7 @@ int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 		"\"objs_tagged\":%llu,\"checks\":%llu,\"changes\":%llu,"
 		"\"changed_at\":%lld,",
 	    st->name, U(st->obj_count), U(st->obj_size), U(st->obj_stride),
-	    U(st->in_use), U(st->free_shared), U(st->free_cached),
+	    U(st->in_use), U(st->free_shared), U(st->free_cached), U(st->held),
 	    U(st->allocs), U(st->frees), U(st->alloc_fails),
 	    U(st->cache_hits), U(st->cache_misses), U(st->caches),
 	    U(st->region_bytes), U(st->page_size), U(st->pages),
@@ -141,8 +144,9 @@ int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len)
 	    st->name, U(st->obj_count), U(st->obj_size), U(st->obj_stride),
 	    U(st->pages), hdp_mem_kind_name(st->mem), U(st->page_size >> 10),
 	    st->fallback ? " (fallback: no hugepages were free)" : "");
-	hdp_strbuf_printf(&o, "  in use %llu, free %llu shared + %llu cached, %llu thread caches\n",
-	    U(st->in_use), U(st->free_shared), U(st->free_cached), U(st->caches));
+	hdp_strbuf_printf(&o, "  in use %llu, free %llu shared + %llu cached + %llu held, "
+	    "%llu thread caches\n", U(st->in_use), U(st->free_shared), U(st->free_cached),
+	    U(st->held), U(st->caches));
 	hdp_strbuf_printf(&o, "  allocs %llu, frees %llu, alloc fails %llu, cache hits %llu, misses %llu\n",
 	    U(st->allocs), U(st->frees), U(st->alloc_fails), U(st->cache_hits),
 	    U(st->cache_misses));

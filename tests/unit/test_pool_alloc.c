@@ -305,8 +305,9 @@ Test(pool_alloc, stats_print_as_json_and_text)
 	cr_assert(strstr(buf, "\"harden\":{\"profile\":\"none\""), "%s", buf);
 	cr_assert(strstr(buf, "\"tag_mismatch\":0,"), "%s", buf);
 	/* The registered protections: their state, counters and kinds. */
-	cr_assert(strstr(buf, "\"protections\":{\"redzone\":{\"on\":false,\"redzone_checks\":0,"),
-		  "%s", buf);
+	cr_assert(strstr(buf, "\"held\":0,"), "%s", buf);
+	cr_assert(strstr(buf, "\"protections\":{\"quarantine\":{\"on\":false,\"quarantined\":0},"
+			      "\"redzone\":{\"on\":false,\"redzone_checks\":0,"), "%s", buf);
 	cr_assert(strstr(buf, "\"redzone_overwritten\":0}}}"), "%s", buf);
 	cr_assert_eq(buf[n - 1], '}');
 	/* A short buffer still reports the full length, like snprintf. */

@@ -139,6 +139,8 @@ struct hdp_harden_counters {
 	_Atomic uint64_t objs_tagged;
 	_Atomic uint64_t checks;
 	_Atomic uint64_t prot[HDP_PCOUNTERS_MAX];	/* registered protections' */
+	/* Freed objects a protection took (a quarantine), and gave back. */
+	_Atomic uint64_t held_in, held_out;
 };
 
 /* A thread's samplers for one pool: what a burst keeps in registers. */
@@ -151,7 +153,9 @@ struct hdp_harden_samplers {
 /* One thread's state for one pool; lives in the pool's per-thread cache. */
 struct hdp_harden_tls {
 	struct hdp_harden_samplers smp;
+	uint32_t holding;		/* protections with state here (bit i: the i-th) */
 	struct hdp_harden_counters c;
+	void *prot_state[HDP_PROTECTIONS_MAX];	/* theirs, for this thread */
 };
 
 /*
@@ -194,6 +198,12 @@ struct hdp_harden_pool_desc {
 	const struct hdp_harden_chunk *chunks;
 	uint32_t chunk_count;
 	/*
+	 * The pool calls hdp_harden_hold() and hdp_harden_drain() on its
+	 * free and flush paths (hdp's own pools): protections that delay
+	 * reuse (quarantine) can run on it. DPDK pools do not.
+	 */
+	bool holds_objects;
+	/*
 	 * The objects are cold when freed (a large pool used in FIFO order,
 	 * as a DPDK mempool without cache): init_on_free=on then writes
 	 * zeros over the whole object instead of reading the bytes outside
@@ -232,6 +242,7 @@ struct hdp_harden_pool {
 	size_t map_len;
 	uint32_t map_shift;
 	bool cold_objects;
+	bool holds_objects;
 	struct hdp_obj_meta *meta;
 	_Atomic uint64_t epoch;		/* 1..HDP_EPOCH_MAX; 0 before any */
 	const char *name;
@@ -374,7 +385,27 @@ int hdp_harden_desc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 void hdp_harden_violation(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
 			  const void *addr, size_t size, const char *detail);
 
-/* Fold a thread's counters into the pool's (the thread is leaving). */
+/*
+ * After the burst hooks, before the pool takes @n freed objects back:
+ * protections that delay reuse keep some and give back older ones in their
+ * place (in objs, which has room for @cap). Returns how many objs now go
+ * to the pool. Call when the word has HDP_HF_PROTECTIONS or t->holding.
+ */
+unsigned hdp_harden_hold(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
+			 void **objs, unsigned n, unsigned cap);
+
+/*
+ * Everything the protections hold for thread state @t, up to @max into
+ * @out (the thread's cache is flushed, drained or goes). Returns how many;
+ * call until it returns less than @max.
+ */
+unsigned hdp_harden_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void **out,
+			  unsigned max);
+
+/*
+ * Fold a thread's counters into the pool's and free the protections'
+ * state for it (the thread is leaving; drain it first).
+ */
 void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t);
 
 struct hdp_harden_stats {
@@ -393,6 +424,7 @@ struct hdp_harden_stats {
 	uint64_t violations[HDP_V_MAX];
 	uint32_t protections;		/* which registered ones are on (bit i: the i-th) */
 	uint64_t prot_counters[HDP_PCOUNTERS_MAX];	/* theirs, in registry order */
+	uint64_t held;			/* freed objects protections hold now */
 	char profile[HDP_PROFILE_TEXT_MAX];
 	char exclude[128];
 };

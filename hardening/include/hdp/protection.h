@@ -72,6 +72,7 @@ struct hdp_protection_pool {
 	const char *name;
 	size_t obj_size;
 	uint32_t obj_count;
+	bool holds_objects;		/* the pool calls hold and drain */
 	void *state;			/* attach's to set; zeroed before */
 };
 
@@ -90,6 +91,12 @@ struct hdp_protection_burst {
 	 * built-in protections keep no records (tags and init off).
 	 */
 	uint64_t refused;
+	/*
+	 * This thread's state of the protection in this pool: NULL until the
+	 * protection stores one (hold does, the first time); the pool gives
+	 * it back through thread_release when the thread's cache goes.
+	 */
+	void **thread_state;
 };
 
 /*
@@ -147,6 +154,21 @@ struct hdp_protection {
 	/* A checked copy of [p, p + n) into (or out of) the pool: 0 or -EFAULT. */
 	int (*on_copy)(const struct hdp_protection_burst *b, const void *p, size_t n,
 		       bool into_pool);
+	/*
+	 * Protections that delay reuse, on pools that hold objects
+	 * (pp->holds_objects; attach should refuse others). hold: @n freed
+	 * objects, past every check, are about to go back to the pool: keep
+	 * any, give back others in their place; objs has room for @cap; the
+	 * first ones on return go back. drain: give back up to @max held
+	 * objects, whether the protection is on or not (turned off, the
+	 * thread's cache flushed or leaving); 0 when none is left.
+	 * thread_release: free *thread_state (drained already). The
+	 * framework counts what went in and out (the pool's "held").
+	 */
+	unsigned (*hold)(const struct hdp_protection_burst *b, void **objs, unsigned n,
+			 unsigned cap);
+	unsigned (*drain)(const struct hdp_protection_burst *b, void **out, unsigned max);
+	void (*thread_release)(const struct hdp_protection_burst *b);
 };
 
 /*
