@@ -32,8 +32,9 @@ static const struct bench_profile micro_profiles[] = {
 	{ "all", "bounds=on,bounds_lookup=fast,init_on_free=used,init_check=off,tag=soft,tag_sample=10" },
 	/* redzone over init-used's zeros, and with its canary where nothing zeroes. */
 	{ "redzone", "bounds=off,init_on_free=used,init_check=off,tag=off,redzone=on" },
-	{ "redzone-4", "bounds=off,init_on_free=used,init_check=off,tag=off,redzone=on,redzone_bytes=4" },
 	{ "redzone-canary", "bounds=off,init_on_free=off,init_check=off,tag=off,redzone=on" },
+	/* quarantine over init-used: frames held behind 256 frees. */
+	{ "quarantine", "bounds=off,init_on_free=used,init_check=off,tag=off,quarantine=on" },
 	/* The files as shipped: "@" names a file in configs/. */
 	{ "default", "@default.ini" },
 	{ "strict", "@strict.ini" },
