@@ -187,7 +187,7 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 			 : (uint32_t)__builtin_ctzl(d->obj_stride);
 	hp->name = d->name;
 	hp->cold_objects = d->cold_objects;
-	hp->holds_objects = d->holds_objects;
+	hp->reuse_hooks = d->reuse_hooks;
 	if (d->chunks && d->chunk_count) {
 		ret = take_chunks(hp, d);
 		if (ret)

@@ -27,10 +27,12 @@ int hdp_prot_pool_init(struct hdp_harden_pool *hp)
 		s->info = &r->info[i];
 		s->pp = (struct hdp_protection_pool){
 			.hp = hp, .name = hp->name, .obj_size = hp->obj_size,
-			.obj_count = hp->count, .holds_objects = hp->holds_objects,
+			.obj_count = hp->count, .reuse_hooks = hp->reuse_hooks,
 		};
 		atomic_init(&s->packed, 0);
 		atomic_init(&s->generation, 0);
+		if (r->info[i].p->pick)
+			hp->pick_mask |= 1u << i;
 	}
 	return 0;
 }
@@ -233,15 +235,32 @@ unsigned hdp_harden_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, 
 	return got;
 }
 
+void hdp_harden_pick(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
+		     void **stack, unsigned len, unsigned n)
+{
+	struct hdp_protection_burst b;
+
+	for (uint32_t m = hdp_hw_protections(w); m; m &= m - 1) {
+		struct hdp_prot_slot *s = &hp->prot[__builtin_ctz(m)];
+
+		if (!s->info->p->pick)
+			continue;
+		burst_of(s, t, w, &b);
+		s->info->p->pick(&b, stack, len, n);
+	}
+}
+
 void hdp_prot_tls_release(struct hdp_harden_pool *hp, struct hdp_harden_tls *t)
 {
 	uint64_t w = hdp_harden_word(hp);
+	unsigned n = hdp_prot_registry()->n;
 	struct hdp_protection_burst b;
-	unsigned i;
 
-	for (uint32_t m = t->holding; m; m &= m - 1) {
-		struct hdp_prot_slot *s = &hp->prot[i = (unsigned)__builtin_ctz(m)];
+	for (unsigned i = 0; hp->prot && i < n; i++) {
+		struct hdp_prot_slot *s = &hp->prot[i];
 
+		if (!t->prot_state[i])
+			continue;
 		burst_of(s, t, w, &b);
 		if (s->info->p->thread_release)
 			s->info->p->thread_release(&b);

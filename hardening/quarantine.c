@@ -104,7 +104,7 @@ static void quarantine_thread_release(const struct hdp_protection_burst *b)
 static int quarantine_attach(struct hdp_protection_pool *pp, const uint32_t *values,
 			     const char **why)
 {
-	if (!pp->holds_objects) {
+	if (!pp->reuse_hooks) {
 		*why = "this pool does not hold objects back (a DPDK mempool: its reuse queue "
 		       "delays reuse, HDP_DPDK_REUSE_DEPTH)";
 		return -EINVAL;

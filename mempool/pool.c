@@ -205,7 +205,7 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 		.obj_stride = pool->stride,
 		.obj_count = pool->obj_count,
 		.on_violation = params->on_violation,
-		.holds_objects = true,	/* pool_cache.c calls hold and drain */
+		.reuse_hooks = true,	/* pool_cache.c calls hold and drain */
 	});
 	if (ret)
 		goto err_free_stack;

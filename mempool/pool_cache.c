@@ -154,10 +154,9 @@ void pool_caches_release(struct hdp_pool *pool)
 }
 
 /* Hardening, then any attached hooks: one branch when neither is on. */
-static inline void after_alloc(struct hdp_pool *pool, struct hdp_harden_tls *t,
+static inline void after_alloc(struct hdp_pool *pool, struct hdp_harden_tls *t, uint64_t w,
 			       void **objs, unsigned n)
 {
-	uint64_t w = hdp_harden_word(&pool->hp);
 	const struct hdp_pool_hooks *h =
 		atomic_load_explicit(&pool->hooks, memory_order_acquire);
 
@@ -169,8 +168,33 @@ static inline void after_alloc(struct hdp_pool *pool, struct hdp_harden_tls *t,
 		h->on_alloc(h->ctx, pool, objs, n);
 }
 
+/*
+ * A protection reorders the cache (shuffled reuse): give it a cache worth
+ * choosing from. A flush leaves a cache nearly empty, and a choice among
+ * two objects is barely a choice: top it up to size + n first.
+ */
+HDP_COLD static void pick_slow(struct hdp_pool *pool, struct pool_cache *c, uint64_t w,
+			       unsigned n)
+{
+	unsigned target = c->size + n < c->cap ? c->size + n : c->cap;
+
+	if (c->len < target) {
+		pthread_mutex_lock(&pool->lock);
+		c->len += pool_stack_pop(pool, c->objs + c->len, target - c->len);
+		pthread_mutex_unlock(&pool->lock);
+	}
+	hdp_harden_pick(&pool->hp, &c->hts, w, c->objs, c->len, n);
+}
+
+static inline void pick(struct hdp_pool *pool, struct pool_cache *c, uint64_t w, unsigned n)
+{
+	if (hdp_unlikely(hdp_hw_flags(w) & HDP_HF_PROTECTIONS) && n &&
+	    hdp_harden_picks(&pool->hp, w))
+		pick_slow(pool, c, w, n);
+}
+
 /* The cache cannot serve @n alone: go to the shared stack once. */
-HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c,
+HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c, uint64_t w,
 				    void **objs, unsigned n, bool bulk)
 {
 	unsigned out = 0;
@@ -184,6 +208,7 @@ HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c,
 		pthread_mutex_unlock(&pool->lock);
 		if (c->len >= n || !bulk) {
 			out = c->len < n ? c->len : n;
+			pick(pool, c, w, out);
 			c->len -= out;
 			memcpy(objs, c->objs + c->len, sizeof(void *) * out);
 		}
@@ -224,25 +249,27 @@ static inline unsigned alloc_n(struct hdp_pool *pool, void **objs, unsigned n,
 			       bool bulk)
 {
 	struct pool_cache *c = cache_of(pool);
+	uint64_t w = hdp_harden_word(&pool->hp);
 	unsigned out;
 
 	if (hdp_unlikely(!c)) {
 		out = alloc_uncached(pool, objs, n, bulk);
 		pthread_mutex_lock(&pool->lock);
-		after_alloc(pool, &pool->orphan_hts, objs, out);
+		after_alloc(pool, &pool->orphan_hts, w, objs, out);
 		pthread_mutex_unlock(&pool->lock);
 		return out;
 	}
 	if (hdp_likely(c->len >= n)) {
+		pick(pool, c, w, n);
 		c->len -= n;
 		memcpy(objs, c->objs + c->len, sizeof(void *) * n);
 		hdp_counter_add(&c->stats.cache_hits, n);
 		out = n;
 	} else {
-		out = alloc_slow(pool, c, objs, n, bulk);
+		out = alloc_slow(pool, c, w, objs, n, bulk);
 	}
 	hdp_counter_add(&c->stats.allocs, out);
-	after_alloc(pool, &c->hts, objs, out);
+	after_alloc(pool, &c->hts, w, objs, out);
 	return out;
 }
 

@@ -153,7 +153,7 @@ struct hdp_harden_samplers {
 /* One thread's state for one pool; lives in the pool's per-thread cache. */
 struct hdp_harden_tls {
 	struct hdp_harden_samplers smp;
-	uint32_t holding;		/* protections with state here (bit i: the i-th) */
+	uint32_t holding;		/* protections that may hold objects for it (bit i) */
 	struct hdp_harden_counters c;
 	void *prot_state[HDP_PROTECTIONS_MAX];	/* theirs, for this thread */
 };
@@ -198,11 +198,12 @@ struct hdp_harden_pool_desc {
 	const struct hdp_harden_chunk *chunks;
 	uint32_t chunk_count;
 	/*
-	 * The pool calls hdp_harden_hold() and hdp_harden_drain() on its
-	 * free and flush paths (hdp's own pools): protections that delay
-	 * reuse (quarantine) can run on it. DPDK pools do not.
+	 * The pool calls the reuse hooks (hdp_harden_hold(), _drain(),
+	 * _pick()) on its free, flush and allocation paths (hdp's own pools):
+	 * protections that delay or shuffle reuse can run on it. DPDK's
+	 * mempools do not.
 	 */
-	bool holds_objects;
+	bool reuse_hooks;
 	/*
 	 * The objects are cold when freed (a large pool used in FIFO order,
 	 * as a DPDK mempool without cache): init_on_free=on then writes
@@ -242,12 +243,13 @@ struct hdp_harden_pool {
 	size_t map_len;
 	uint32_t map_shift;
 	bool cold_objects;
-	bool holds_objects;
+	bool reuse_hooks;
 	struct hdp_obj_meta *meta;
 	_Atomic uint64_t epoch;		/* 1..HDP_EPOCH_MAX; 0 before any */
 	const char *name;
 	const struct hdp_tag_ops *tag_ops;
 	struct hdp_prot_slot *prot;	/* one per registered protection */
+	uint32_t pick_mask;		/* those with a pick hook */
 
 	_Atomic uint64_t violations[HDP_V_MAX] HDP_CACHE_ALIGNED;
 	struct hdp_harden_counters retired;	/* from exited threads */
@@ -393,6 +395,20 @@ void hdp_harden_violation(struct hdp_harden_pool *hp, enum hdp_violation_kind ki
  */
 unsigned hdp_harden_hold(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
 			 void **objs, unsigned n, unsigned cap);
+
+/* Does a protection that reorders caches run (hdp_harden_pick)? */
+static inline bool hdp_harden_picks(const struct hdp_harden_pool *hp, uint64_t w)
+{
+	return hdp_hw_protections(w) & hp->pick_mask;
+}
+
+/*
+ * Before a thread takes @n objects off the top of its cache (@stack, @len
+ * deep): protections may reorder it (shuffled reuse). Call when
+ * hdp_harden_picks(); give them a full cache to choose from.
+ */
+void hdp_harden_pick(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
+		     void **stack, unsigned len, unsigned n);
 
 /*
  * Everything the protections hold for thread state @t, up to @max into

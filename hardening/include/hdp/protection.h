@@ -72,7 +72,7 @@ struct hdp_protection_pool {
 	const char *name;
 	size_t obj_size;
 	uint32_t obj_count;
-	bool holds_objects;		/* the pool calls hold and drain */
+	bool reuse_hooks;		/* the pool calls hold, drain and pick */
 	void *state;			/* attach's to set; zeroed before */
 };
 
@@ -155,8 +155,8 @@ struct hdp_protection {
 	int (*on_copy)(const struct hdp_protection_burst *b, const void *p, size_t n,
 		       bool into_pool);
 	/*
-	 * Protections that delay reuse, on pools that hold objects
-	 * (pp->holds_objects; attach should refuse others). hold: @n freed
+	 * Protections that delay or reorder reuse, on pools that call them
+	 * (pp->reuse_hooks; attach should refuse others). hold: @n freed
 	 * objects, past every check, are about to go back to the pool: keep
 	 * any, give back others in their place; objs has room for @cap; the
 	 * first ones on return go back. drain: give back up to @max held
@@ -168,6 +168,13 @@ struct hdp_protection {
 	unsigned (*hold)(const struct hdp_protection_burst *b, void **objs, unsigned n,
 			 unsigned cap);
 	unsigned (*drain)(const struct hdp_protection_burst *b, void **out, unsigned max);
+	/*
+	 * pick: a thread is about to take @n objects off the top of its
+	 * cache, a stack of @len (n <= len): reorder it as you like (the
+	 * objects are free; do not touch their bytes).
+	 */
+	void (*pick)(const struct hdp_protection_burst *b, void **stack, unsigned len,
+		     unsigned n);
 	void (*thread_release)(const struct hdp_protection_burst *b);
 };
 
