@@ -35,6 +35,8 @@ static const struct bench_profile micro_profiles[] = {
 	{ "redzone-canary", "bounds=off,init_on_free=off,init_check=off,tag=off,redzone=on" },
 	/* quarantine over init-used: frames held behind 256 frees. */
 	{ "quarantine", "bounds=off,init_on_free=used,init_check=off,tag=off,quarantine=on" },
+	/* shuffle over init-used: frames handed out from a random place in the cache. */
+	{ "shuffle", "bounds=off,init_on_free=used,init_check=off,tag=off,shuffle=on" },
 	/* The files as shipped: "@" names a file in configs/. */
 	{ "default", "@default.ini" },
 	{ "strict", "@strict.ini" },

@@ -149,7 +149,7 @@ static void usage(FILE *f)
 		"modes:\n"
 		"  micro     the forwarding pipeline over in-memory rings, per profile\n"
 		"            (off, bounds, bounds-tree, init, init-used, tag-1, tag-10, all,\n"
-		"            redzone, redzone-canary, quarantine,\n"
+		"            redzone, redzone-canary, quarantine, shuffle,\n"
 		"            and configs/default.ini and strict.ini as shipped)\n"
 		"  regions   bounds-checked copy cost against the number of regions,\n"
 		"            for bounds=off, bounds_lookup=tree and bounds_lookup=fast\n"
