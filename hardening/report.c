@@ -30,6 +30,7 @@ static const char *const violation_names[HDP_V__COUNT] = {
 	[HDP_V_DESC_PAST_CHUNK] = "desc_past_chunk",
 	[HDP_V_WRITE_AFTER_FREE] = "write_after_free",
 	[HDP_V_TAG_MISMATCH]  = "tag_mismatch",
+	[HDP_V_GUARD_PAGE]    = "guard_page",
 };
 
 static const char *const policy_names[] = {

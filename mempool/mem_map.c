@@ -65,28 +65,27 @@ static long huge_pages_free(void)
 	return n;
 }
 
+/* Every map_* puts the region at *base, inside its guarded reservation. */
 static int map_shared_fd(int fd, size_t len, void **base)
 {
 	void *p;
 
 	if (ftruncate(fd, (off_t)len) < 0)
 		return -errno;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(*base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	*base = p;
 	return 0;
 }
 
 static int map_huge_anon(size_t len, void **base)
 {
 	/* Never MAP_NORESERVE: hugepages are reserved now, or mmap fails. */
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	void *p = mmap(*base, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_FIXED, -1, 0);
 
 	if (p == MAP_FAILED)
 		return -errno;
-	*base = p;
 	return 0;
 }
 
@@ -166,28 +165,51 @@ static int map_huge_file(const char *dir, const char *who, size_t len,
 }
 
 /*
- * Plain pages, but at a 2 MiB boundary like hugepages: then no other
- * region shares the pool's first granule in the O(1) region lookup, and
- * transparent hugepages can back it.
+ * Plain pages, at a 2 MiB boundary like hugepages (the reservation's):
+ * then no other region shares the pool's first granule in the O(1) region
+ * lookup, and transparent hugepages can back it.
  */
 static int map_plain(size_t len, void **base)
 {
-	size_t align = HDP_REGION_GRANULE;
-	char *raw = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *p;
+	void *p = mmap(*base, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 
-	if (raw == MAP_FAILED)
+	if (p == MAP_FAILED)
 		return -errno;
-	p = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
-	if (p > raw)
-		munmap(raw, (size_t)(p - raw));
-	munmap(p + len, (size_t)(raw + align - p));
 	/* Transparent hugepages where the kernel can: fewer TLB misses. */
 	if (HDP_HAVE_MADV_HUGEPAGE)
 		madvise(p, len, MADV_HUGEPAGE);
+	return 0;
+}
+
+/*
+ * Address space for a region of @len with a guard of @g on each side,
+ * the region at a @g boundary (hugepages need theirs): inaccessible, costing no
+ * memory. The region is then mapped over its middle (MAP_FIXED); the
+ * guards stay PROT_NONE, so a run off either end faults (guard.c names
+ * the pool).
+ */
+static int reserve(size_t len, size_t g, void **base)
+{
+	char *raw = mmap(NULL, len + 3 * g, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *p, *end;
+
+	if (raw == MAP_FAILED)
+		return -errno;
+	p = (char *)(((uintptr_t)raw + g + g - 1) & ~(uintptr_t)(g - 1));
+	end = p + len + g;
+	if (p - g > raw)
+		munmap(raw, (size_t)(p - g - raw));
+	if (raw + len + 3 * g > end)
+		munmap(end, (size_t)(raw + len + 3 * g - end));
 	*base = p;
 	return 0;
+}
+
+static void unreserve(void *base, size_t len, size_t g)
+{
+	munmap((char *)base - g, len + 2 * g);
 }
 
 /* Failures that mean "no hugepages to be had", as opposed to bad input. */
@@ -216,7 +238,11 @@ int mem_map(size_t want, enum hdp_mem_kind kind, const char *huge_dir,
 		out->len = round_up(want, huge);
 		out->page_size = huge;
 		out->kind = kind;
-		switch (kind) {
+		out->guard = huge > MEM_GUARD ? huge : MEM_GUARD;
+		ret = reserve(out->len, out->guard, &out->base);
+		switch (ret ? HDP_MEM_AUTO : kind) {
+		case HDP_MEM_AUTO:
+			break;	/* no address space: ret says why */
 		case HDP_MEM_HUGE_MEMFD:
 			ret = map_huge_memfd(who, out->len, &out->base);
 			break;
@@ -229,6 +255,9 @@ int mem_map(size_t want, enum hdp_mem_kind kind, const char *huge_dir,
 		}
 		if (ret == 0)
 			return 0;
+		if (out->base)
+			unreserve(out->base, out->len, out->guard);
+		out->base = NULL;
 		if (!allow_fallback || !is_shortage(ret)) {
 			hdp_log(HDP_LOG_ERR, "pool '%s': cannot map %zu bytes of hugepages: %s (HugePages_Free %ld)",
 				who, out->len, strerror(-ret), huge_pages_free());
@@ -243,16 +272,24 @@ int mem_map(size_t want, enum hdp_mem_kind kind, const char *huge_dir,
 	out->page_size = page;
 	out->kind = HDP_MEM_PLAIN;
 	out->base = NULL;
-	ret = map_plain(out->len, &out->base);
-	if (ret)
+	out->guard = MEM_GUARD;
+	ret = reserve(out->len, out->guard, &out->base);
+	if (!ret) {
+		ret = map_plain(out->len, &out->base);
+		if (ret)
+			unreserve(out->base, out->len, out->guard);
+	}
+	if (ret) {
+		out->base = NULL;
 		hdp_log(HDP_LOG_ERR, "pool '%s': cannot map %zu bytes: %s", who,
 			out->len, strerror(-ret));
+	}
 	return ret;
 }
 
 void mem_unmap(struct mem_mapping *m)
 {
 	if (m->base)
-		munmap(m->base, m->len);
+		unreserve(m->base, m->len, m->guard);
 	m->base = NULL;
 }

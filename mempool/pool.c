@@ -2,6 +2,8 @@
 /* Pool life cycle, the table of pools, and the shared free stack. */
 #include "pool_internal.h"
 
+#include "guard.h"
+
 #include <hdp/log.h>
 #include <hdp/region.h>
 
@@ -225,6 +227,12 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 		goto err_harden;
 	}
 	pool->region_id = ret;
+	/* Runs off either end of the region fault in its guards, named. */
+	ret = guard_watch(pool->id, &pool->hp, pool->base, pool->map.len, pool->map.guard);
+	if (ret)
+		hdp_log(HDP_LOG_WARN, "pool '%s': no handler for its guard pages (%s): a run "
+			"off its region still faults, without the pool's name", pool->name,
+			strerror(-ret));
 	return pool;
 
 err_harden:
@@ -262,6 +270,7 @@ void hdp_pool_destroy(struct hdp_pool *pool)
 	pool_table_unlock();
 
 	pool_caches_release(pool);
+	guard_unwatch(pool->id);
 	hdp_region_unregister(pool->region_id);
 	hdp_harden_pool_fini(&pool->hp);
 	mem_unmap(&pool->map);

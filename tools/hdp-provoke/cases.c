@@ -395,6 +395,31 @@ static enum verdict tag_sampling_first_then_1_in_n(struct provoke_env *env)
 	return v;
 }
 
+/* --- guard pages: always there, whatever the profile ------------------ */
+
+static enum verdict guard_write_past_region(struct provoke_env *env)
+{
+	struct hdp_pool *p = frames(env);
+	struct hdp_pool_layout lay;
+
+	hdp_pool_layout(p, &lay);
+	/* A store of its own, no checked copy: only the guard can see it. */
+	((volatile char *)lay.base)[lay.region_len] = 1;
+	return MISSED;
+}
+
+static enum verdict guard_read_before_region(struct provoke_env *env)
+{
+	struct hdp_pool *p = frames(env);
+	struct hdp_pool_layout lay;
+	volatile char c;
+
+	hdp_pool_layout(p, &lay);
+	c = ((volatile char *)lay.base)[-1];
+	(void)c;
+	return MISSED;
+}
+
 #define TAGS_ONLY "bounds=off"
 
 const struct provoke_case provoke_cases[] = {
@@ -427,6 +452,8 @@ const struct provoke_case provoke_cases[] = {
 	{ "tag-invalid-free-foreign", "free of a pointer from elsewhere (always checked)", TAGS_ONLY, tag_invalid_free_foreign },
 	{ "tag-match-all-never-handed-out", "no tagged object gets the match-all tag", TAGS_ONLY, tag_match_all_never_handed_out },
 	{ "tag-sampling-first-then-1-in-n", "tag_sample=8: the first, then one in eight", "tag_sample=8", tag_sampling_first_then_1_in_n },
+	{ "guard-write-past-region", "store one byte past the end of a pool's region (always caught)", "", guard_write_past_region },
+	{ "guard-read-before-region", "load the byte before a pool's region (always caught)", "", guard_read_before_region },
 };
 
 const unsigned provoke_ncases = sizeof(provoke_cases) / sizeof(provoke_cases[0]);

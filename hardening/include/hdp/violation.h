@@ -28,6 +28,7 @@ enum hdp_violation_kind {
 	HDP_V_DESC_PAST_CHUNK,	/* descriptor length runs past its chunk */
 	HDP_V_WRITE_AFTER_FREE,	/* a wiped free object was not zero at allocation */
 	HDP_V_TAG_MISMATCH,	/* access through a pointer whose tag is not the memory's */
+	HDP_V_GUARD_PAGE,	/* an access faulted in the guard around a pool's region */
 	HDP_V__COUNT
 };
 
