@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char logbuf[16384];
@@ -132,6 +133,49 @@ unsigned long long violations(struct hdp_pool *pool, int kind)
 {
 	struct hdp_pool_stats st;
 
+	/* violation_kind() found no such name: a test's mistake, loudly. */
+	if (kind < 0 || kind >= HDP_V_MAX) {
+		fprintf(stderr, "support: no violation kind %d\n", kind);
+		abort();
+	}
 	hdp_pool_stats_get(pool, &st);
 	return (unsigned long long)st.harden.violations[kind];
+}
+
+unsigned long long all_violations(struct hdp_pool *pool)
+{
+	unsigned long long n = 0;
+
+	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
+		n += violations(pool, (int)k);
+	return n;
+}
+
+int violation_kind(const char *name)
+{
+	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
+		if (strcmp(hdp_violation_name((enum hdp_violation_kind)k), name) == 0)
+			return (int)k;
+	return -1;
+}
+
+int configure_without_reuse_hooks(const char *spec)
+{
+	static char mem[4096];
+	static struct hdp_harden_config cfg;
+	struct hdp_harden_pool hp;
+	int ret;
+
+	ret = hdp_harden_pool_init(&hp, &(struct hdp_harden_pool_desc){
+		.name = "dpdk-like", .base = (uintptr_t)mem, .obj_size = 64,
+		.obj_stride = 64, .obj_count = 64,
+	});
+	if (ret)
+		return ret;
+	hdp_harden_config_init(&cfg);
+	ret = hdp_harden_config_parse_string(&cfg, spec, "test");
+	if (!ret)
+		ret = hdp_harden_pool_configure(&hp, &cfg);
+	hdp_harden_pool_fini(&hp);
+	return ret;
 }

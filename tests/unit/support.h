@@ -35,6 +35,14 @@ struct hdp_pool *hardened_pool(const char *name, size_t size, unsigned count,
 /* How many bytes of [p, p + n) are not zero. */
 size_t nonzero_bytes(const void *p, size_t n);
 
-/* A violation counter of a pool. */
+/* A violation counter of a pool; all of them; a kind by name (-1: none). */
 unsigned long long violations(struct hdp_pool *pool, int kind);
+unsigned long long all_violations(struct hdp_pool *pool);
+int violation_kind(const char *name);
+
+/*
+ * Apply @spec to a pool that, like a DPDK mempool, does not call the reuse
+ * hooks (hold, drain, pick): what hdp_harden_pool_configure returned.
+ */
+int configure_without_reuse_hooks(const char *spec);
 #endif /* HDP_TEST_SUPPORT_H */

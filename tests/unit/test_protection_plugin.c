@@ -152,14 +152,6 @@ static unsigned tally_index(void)
 	return 0;
 }
 
-static int violation_kind(const char *name)
-{
-	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
-		if (strcmp(hdp_violation_name((enum hdp_violation_kind)k), name) == 0)
-			return (int)k;
-	return -1;
-}
-
 static void setup(void)
 {
 	memset(&seen, 0, sizeof(seen));

@@ -44,15 +44,6 @@ static struct hdp_pool_stats stats(struct hdp_pool *pool)
 	return st;
 }
 
-static unsigned long long all_violations(struct hdp_pool *pool)
-{
-	unsigned long long n = 0;
-
-	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
-		n += violations(pool, (int)k);
-	return n;
-}
-
 TestSuite(quarantine, .init = capture_logs);
 
 Test(quarantine, an_object_comes_back_after_depth_frees)
@@ -149,19 +140,8 @@ Test(quarantine, refuses_a_depth_over_half_the_pool)
 
 Test(quarantine, refuses_a_pool_that_does_not_hold_objects)
 {
-	static char mem[4096];
-	struct hdp_harden_pool hp;
-	static struct hdp_harden_config cfg;
-
-	cr_assert_eq(hdp_harden_pool_init(&hp, &(struct hdp_harden_pool_desc){
-		.name = "dpdk-like", .base = (uintptr_t)mem, .obj_size = 64,
-		.obj_stride = 64, .obj_count = 64,
-	}), 0);
-	hdp_harden_config_init(&cfg);
-	cr_assert_eq(hdp_harden_config_parse_string(&cfg, "quarantine=on,quarantine_depth=4", "t"), 0);
-	cr_assert_eq(hdp_harden_pool_configure(&hp, &cfg), -EINVAL);
+	cr_assert_eq(configure_without_reuse_hooks("quarantine=on,quarantine_depth=4"), -EINVAL);
 	cr_assert(log_contains("does not hold objects back"), "%s", captured_logs());
-	hdp_harden_pool_fini(&hp);
 }
 
 Test(quarantine, a_double_free_of_a_held_object_is_refused)

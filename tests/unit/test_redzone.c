@@ -18,15 +18,6 @@
 #define SIZE 2048
 #define COUNT 32
 
-static int kind(const char *name)
-{
-	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
-		if (strcmp(hdp_violation_name((enum hdp_violation_kind)k), name) == 0)
-			return (int)k;
-	cr_assert_fail("no violation kind %s", name);
-	return -1;
-}
-
 static struct hdp_pool *pool_with(const char *spec)
 {
 	char full[256];
@@ -36,15 +27,6 @@ static struct hdp_pool *pool_with(const char *spec)
 	pool = hardened_pool("rz", SIZE, COUNT, 0, full);
 	cr_assert_not_null(pool, "%s", full);
 	return pool;
-}
-
-static unsigned long long all_violations(struct hdp_pool *pool)
-{
-	unsigned long long n = 0;
-
-	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
-		n += violations(pool, (int)k);
-	return n;
 }
 
 /*
@@ -93,7 +75,7 @@ static void window_catches(const char *spec, int at, bool caught)
 	round_of_lives(pool, 1, -1);
 	cr_assert_eq(all_violations(pool), 0, "%s: a false report", spec);
 	round_of_lives(pool, 2, at);
-	cr_assert_eq(violations(pool, kind("redzone_overwritten")), caught ? 1u : 0u,
+	cr_assert_eq(violations(pool, violation_kind("redzone_overwritten")), caught ? 1u : 0u,
 		     "%s: a byte %d past the end", spec, at + 1);
 	cr_assert_eq(all_violations(pool), caught ? 1u : 0u, "%s", spec);
 	hdp_pool_destroy(pool);
@@ -173,7 +155,7 @@ Test(redzone, leaves_refused_frees_alone)
 	memset(p, 0x11, 1000);
 	cr_assert_eq(hdp_pool_free_burst_extent(pool, (void **)&stale, &small, 1), 0);
 	cr_assert_eq(violations(pool, HDP_V_INVALID_FREE), 1);
-	cr_assert_eq(violations(pool, kind("redzone_overwritten")), 0);
+	cr_assert_eq(violations(pool, violation_kind("redzone_overwritten")), 0);
 	for (unsigned i = 0; i < 1000; i++)
 		cr_assert_eq(p[i], 0x11, "the new owner's byte %u was touched", i);
 	cr_assert_eq(hdp_pool_free_burst_extent(pool, (void **)&fresh, &big, 1), 1);
@@ -215,7 +197,7 @@ Test(redzone, no_switch_sequence_gives_a_false_report)
 			cr_assert_eq(hdp_pool_set(pool, "redzone_bytes", "64"), 0);
 			round_of_lives(pool, round++, -1);
 			round_of_lives(pool, round++, 3);
-			cr_assert_eq(violations(pool, kind("redzone_overwritten")), 1,
+			cr_assert_eq(violations(pool, violation_kind("redzone_overwritten")), 1,
 				     "%s=%s then %s=%s: the write past the end was missed",
 				     sw[a][0], sw[a][1], sw[b][0], sw[b][1]);
 			cr_assert_eq(all_violations(pool), 1);

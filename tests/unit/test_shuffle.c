@@ -139,17 +139,6 @@ Test(shuffle, threads_come_and_go)
 
 Test(shuffle, refused_where_the_pool_does_not_run_it)
 {
-	static char mem[4096];
-	struct hdp_harden_pool hp;
-	static struct hdp_harden_config cfg;
-
-	cr_assert_eq(hdp_harden_pool_init(&hp, &(struct hdp_harden_pool_desc){
-		.name = "dpdk-like", .base = (uintptr_t)mem, .obj_size = 64,
-		.obj_stride = 64, .obj_count = 64,
-	}), 0);
-	hdp_harden_config_init(&cfg);
-	cr_assert_eq(hdp_harden_config_parse_string(&cfg, "shuffle=on", "t"), 0);
-	cr_assert_eq(hdp_harden_pool_configure(&hp, &cfg), -EINVAL);
+	cr_assert_eq(configure_without_reuse_hooks("shuffle=on"), -EINVAL);
 	cr_assert(log_contains("in its own order"), "%s", captured_logs());
-	hdp_harden_pool_fini(&hp);
 }
