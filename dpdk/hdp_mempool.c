@@ -212,7 +212,7 @@ static int index_as_span(struct hdp_dpdk_pool *pd, size_t stride, bool *spanned)
 static int harden_pool_ready(struct rte_mempool *mp, struct hdp_dpdk_pool *pd)
 {
 	bool spanned, one;
-	char text[256];
+	char text[HDP_PROFILE_TEXT_MAX];
 	int ret;
 
 	ret = index_as_span(pd, elt_stride(mp), &spanned);
