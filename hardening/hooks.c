@@ -385,8 +385,14 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 {
 	unsigned flags = hdp_hw_flags(w), kept = 0;
 
-	if (!(flags & HDP_HF_PROTECTIONS))
-		return records_on_free(hp, t, w, objs, ext, out, n);
+	/* No protection on with a free hook (quarantine, shuffle): the records alone. */
+	if (!(hdp_hw_protections(w) & hp->free_mask)) {
+		if (flags & HDP_HF_RECORDS)
+			return records_on_free(hp, t, w, objs, ext, out, n);
+		for (unsigned i = 0; i < n; i++)
+			out[i] = hdp_untag(objs[i]);
+		return n;
+	}
 	while (n) {
 		unsigned k = n < 64 ? n : 64, left = k;
 		void *keep[64];

@@ -33,6 +33,8 @@ int hdp_prot_pool_init(struct hdp_harden_pool *hp)
 		atomic_init(&s->generation, 0);
 		if (r->info[i].p->pick)
 			hp->pick_mask |= 1u << i;
+		if (r->info[i].p->on_free)
+			hp->free_mask |= 1u << i;
 	}
 	return 0;
 }

@@ -250,6 +250,7 @@ struct hdp_harden_pool {
 	const struct hdp_tag_ops *tag_ops;
 	struct hdp_prot_slot *prot;	/* one per registered protection */
 	uint32_t pick_mask;		/* those with a pick hook */
+	uint32_t free_mask;		/* those with an on_free hook */
 
 	_Atomic uint64_t violations[HDP_V_MAX] HDP_CACHE_ALIGNED;
 	struct hdp_harden_counters retired;	/* from exited threads */
