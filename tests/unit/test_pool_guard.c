@@ -53,8 +53,17 @@ static int touch_in_child(enum hdp_mem_kind mem, long off, char *out, size_t len
 		_exit(0);
 	}
 	close(fds[1]);
-	while ((size_t)used < len - 1 && (n = read(fds[0], out + used, len - 1 - (size_t)used)) > 0)
-		used += n;
+	/* Read to the end, keeping what fits: a child writing to a closed pipe dies of SIGPIPE. */
+	for (;;) {
+		char rest[512];
+		size_t room = len - 1 - (size_t)used;
+
+		n = room ? read(fds[0], out + used, room) : read(fds[0], rest, sizeof(rest));
+		if (n <= 0)
+			break;
+		if (room)
+			used += n;
+	}
 	out[used] = '\0';
 	close(fds[0]);
 	waitpid(pid, &status, 0);
