@@ -232,14 +232,20 @@ HDP_COLD static void report_bad_free(struct hdp_harden_pool *hp, void *obj,
 }
 
 /* Recorded in this epoch: we know its state, so a bad free is certain. */
-static inline bool free_is_valid(struct burst *b, void *tagged, uint64_t m)
+/* Is a free through @tagged of an object recorded as @m (not 0) a good one? */
+static inline bool free_matches(const void *tagged, uint64_t m)
 {
 	unsigned ptag = hdp_tag_of(tagged), mtag = (m & META_TAGGED) ? META_TAG(m) : 0;
 
+	return (m & META_ALLOCATED) && (!ptag || ptag == mtag);
+}
+
+static inline bool free_is_valid(struct burst *b, void *tagged, uint64_t m)
+{
 	if (!m)
 		return true;
 	b->checks++;
-	if (hdp_likely((m & META_ALLOCATED) && (!ptag || ptag == mtag)))
+	if (hdp_likely(free_matches(tagged, m)))
 		return true;
 	report_bad_free(b->hp, tagged, m);
 	return false;
@@ -345,11 +351,9 @@ static uint64_t records_refusals(struct hdp_harden_pool *hp, struct hdp_harden_t
 	uint64_t bad = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		void *obj = hdp_untag(objs[i]);
-		uint64_t m = b_state(&b, b_index(&b, obj));
-		unsigned ptag = hdp_tag_of(objs[i]), mtag = (m & META_TAGGED) ? META_TAG(m) : 0;
+		uint64_t m = b_state(&b, b_index(&b, hdp_untag(objs[i])));
 
-		if (m && !((m & META_ALLOCATED) && (!ptag || ptag == mtag)))
+		if (m && !free_matches(objs[i], m))
 			bad |= UINT64_C(1) << i;
 	}
 	return bad;

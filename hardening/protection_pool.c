@@ -113,8 +113,12 @@ static inline void burst_of(struct hdp_prot_slot *s, struct hdp_harden_tls *t, u
 	b->violation_base = HDP_V__COUNT + s->info->violation_base;
 	b->refused = 0;
 	/* Without a thread's state (a copy from outside), nothing is kept. */
-	lost_state = NULL;
-	b->thread_state = t ? &t->prot_state[s->info->index] : &lost_state;
+	if (hdp_likely(t != NULL)) {
+		b->thread_state = &t->prot_state[s->info->index];
+	} else {
+		lost_state = NULL;
+		b->thread_state = &lost_state;
+	}
 }
 
 void hdp_prot_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
@@ -174,6 +178,12 @@ void hdp_protection_violation(const struct hdp_protection_burst *b, unsigned i,
 {
 	hdp_harden_violation(b->pool->hp, (enum hdp_violation_kind)(b->violation_base + i),
 			     addr, size, detail);
+}
+
+void hdp_protection_thread_state_free(const struct hdp_protection_burst *b)
+{
+	free(*b->thread_state);
+	*b->thread_state = NULL;
 }
 
 bool hdp_protection_on(struct hdp_harden_pool *hp, unsigned i)

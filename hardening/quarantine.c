@@ -95,12 +95,6 @@ static unsigned quarantine_drain(const struct hdp_protection_burst *b, void **ou
 	return h ? take_oldest(h, out, max) : 0;
 }
 
-static void quarantine_thread_release(const struct hdp_protection_burst *b)
-{
-	free(*b->thread_state);
-	*b->thread_state = NULL;
-}
-
 static int quarantine_attach(struct hdp_protection_pool *pp, const uint32_t *values,
 			     const char **why)
 {
@@ -166,6 +160,6 @@ static const struct hdp_protection quarantine = {
 	.attach = quarantine_attach,
 	.hold = quarantine_hold,
 	.drain = quarantine_drain,
-	.thread_release = quarantine_thread_release,
+	.thread_release = hdp_protection_thread_state_free,
 };
 HDP_PROTECTION_REGISTER(quarantine);

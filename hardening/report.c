@@ -133,6 +133,22 @@ static size_t build_line(const struct hdp_violation *v, char *buf, size_t len)
 	return l.used;
 }
 
+const char *hdp_violation_count_detail(char *buf, size_t len, uint64_t n, const char *unit,
+				       const char *rest)
+{
+	struct line l = { buf, len, 0 };
+
+	put_num(&l, n, 10);
+	put_str(&l, " ");
+	put_str(&l, unit);
+	if (n != 1)
+		put_str(&l, "s");
+	put_str(&l, rest);
+	if (len)
+		buf[l.used < len ? l.used : len - 1] = '\0';
+	return buf;
+}
+
 int hdp_violation_format(const struct hdp_violation *v, char *buf, size_t len)
 {
 	return (int)build_line(v, buf, len);

@@ -76,12 +76,6 @@ static void shuffle_pick(const struct hdp_protection_burst *b, void **stack, uns
 	hdp_protection_count(b, C_SHUFFLED, n);
 }
 
-static void shuffle_thread_release(const struct hdp_protection_burst *b)
-{
-	free(*b->thread_state);
-	*b->thread_state = NULL;
-}
-
 static int shuffle_attach(struct hdp_protection_pool *pp, const uint32_t *values,
 			  const char **why)
 {
@@ -144,6 +138,6 @@ static const struct hdp_protection shuffle = {
 	.cases = shuffle_cases, .ncases = HDP_ARRAY_SIZE(shuffle_cases),
 	.attach = shuffle_attach,
 	.pick = shuffle_pick,
-	.thread_release = shuffle_thread_release,
+	.thread_release = hdp_protection_thread_state_free,
 };
 HDP_PROTECTION_REGISTER(shuffle);

@@ -26,28 +26,6 @@ static struct sigaction previous_segv;
 static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
 static int handler_err;
 
-/* Numbers into a detail line without stdio: this runs in a signal handler. */
-static void put(char **p, char *end, const char *s)
-{
-	while (*s && *p < end - 1)
-		*(*p)++ = *s++;
-	**p = '\0';
-}
-
-static void put_num(char **p, char *end, uint64_t v)
-{
-	char digits[24];
-	int n = 0;
-
-	do {
-		digits[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n-- && *p < end - 1)
-		*(*p)++ = digits[n];
-	**p = '\0';
-}
-
 static void on_segv(int sig, siginfo_t *si, void *uctx)
 {
 	uintptr_t a = (uintptr_t)hdp_untag(si->si_addr);
@@ -56,20 +34,19 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 		struct hdp_harden_pool *hp = atomic_load_explicit(&table[i].hp,
 								  memory_order_acquire);
 		const struct watched *w = &table[i];
-		char detail[96], *p = detail, *end = detail + sizeof(detail);
+		char detail[96];
 
 		if (!hp || a + w->guard < w->base || a >= w->base + w->len + w->guard ||
 		    (a >= w->base && a < w->base + w->len))
 			continue;
-		if (a < w->base) {
-			put_num(&p, end, w->base - a);
-			put(&p, end, w->base - a == 1 ? " byte" : " bytes");
-			put(&p, end, " before the start of its region");
-		} else {
-			put_num(&p, end, a - (w->base + w->len) + 1);
-			put(&p, end, a == w->base + w->len ? " byte" : " bytes");
-			put(&p, end, " past the end of its region");
-		}
+		/* No stdio: this runs in a signal handler. */
+		if (a < w->base)
+			hdp_violation_count_detail(detail, sizeof(detail), w->base - a, "byte",
+						   " before the start of its region");
+		else
+			hdp_violation_count_detail(detail, sizeof(detail),
+						   a - (w->base + w->len) + 1, "byte",
+						   " past the end of its region");
 		atomic_fetch_add_explicit(&hp->violations[HDP_V_GUARD_PAGE], 1,
 					  memory_order_relaxed);
 		hdp_violation_abort(&(struct hdp_violation){

@@ -43,12 +43,19 @@ static unsigned drain_held_locked(struct hdp_pool *pool, struct pool_cache *c)
 	return refused;
 }
 
+/* Everything a cache has, cached or held, back onto the stack; pool->lock held. */
+static unsigned empty_cache_locked(struct hdp_pool *pool, struct pool_cache *c)
+{
+	unsigned refused = pool_stack_push(pool, c->objs, c->len);
+
+	c->len = 0;
+	return refused + drain_held_locked(pool, c);
+}
+
 /* Fold a cache into its pool and unlink it; pool->lock held. */
 static void cache_retire_locked(struct hdp_pool *pool, struct pool_cache *c)
 {
-	pool_stack_push(pool, c->objs, c->len);
-	c->len = 0;
-	drain_held_locked(pool, c);
+	empty_cache_locked(pool, c);
 	hdp_counter_add(&pool->retired.allocs, hdp_counter_read(&c->stats.allocs));
 	hdp_counter_add(&pool->retired.frees, hdp_counter_read(&c->stats.frees));
 	hdp_counter_add(&pool->retired.alloc_fails, hdp_counter_read(&c->stats.alloc_fails));
@@ -168,6 +175,21 @@ static inline void after_alloc(struct hdp_pool *pool, struct hdp_harden_tls *t, 
 		h->on_alloc(h->ctx, pool, objs, n);
 }
 
+/* A cache about to serve @n is filled to size + n, at most its cap. */
+static inline unsigned refill_target(const struct pool_cache *c, unsigned n)
+{
+	return c->size + n < c->cap ? c->size + n : c->cap;
+}
+
+/* Fill the cache to its refill target from the shared stack; pool->lock held. */
+static void refill_locked(struct hdp_pool *pool, struct pool_cache *c, unsigned n)
+{
+	unsigned target = refill_target(c, n);
+
+	if (c->len < target)
+		c->len += pool_stack_pop(pool, c->objs + c->len, target - c->len);
+}
+
 /*
  * A protection reorders the cache (shuffled reuse): give it a cache worth
  * choosing from. A flush leaves a cache nearly empty, and a choice among
@@ -176,11 +198,9 @@ static inline void after_alloc(struct hdp_pool *pool, struct hdp_harden_tls *t, 
 HDP_COLD static void pick_slow(struct hdp_pool *pool, struct pool_cache *c, uint64_t w,
 			       unsigned n)
 {
-	unsigned target = c->size + n < c->cap ? c->size + n : c->cap;
-
-	if (c->len < target) {
+	if (c->len < refill_target(c, n)) {
 		pthread_mutex_lock(&pool->lock);
-		c->len += pool_stack_pop(pool, c->objs + c->len, target - c->len);
+		refill_locked(pool, c, n);
 		pthread_mutex_unlock(&pool->lock);
 	}
 	hdp_harden_pick(&pool->hp, &c->hts, w, c->objs, c->len, n);
@@ -201,10 +221,8 @@ HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c,
 
 	pthread_mutex_lock(&pool->lock);
 	if (n <= c->cap) {
-		/* Refill to size + n (at most cap), then serve from the cache. */
-		unsigned target = c->size + n < c->cap ? c->size + n : c->cap;
-
-		c->len += pool_stack_pop(pool, c->objs + c->len, target - c->len);
+		/* Refill, then serve from the cache. */
+		refill_locked(pool, c, n);
 		pthread_mutex_unlock(&pool->lock);
 		if (c->len >= n || !bulk) {
 			out = c->len < n ? c->len : n;
@@ -508,9 +526,7 @@ void hdp_pool_cache_flush(struct hdp_pool *pool)
 	if (!c || slot->gen != pool->gen || (!c->len && !c->hts.holding))
 		return;
 	pthread_mutex_lock(&pool->lock);
-	pool_stack_push(pool, c->objs, c->len);
-	c->len = 0;
-	drain_held_locked(pool, c);
+	empty_cache_locked(pool, c);
 	pthread_mutex_unlock(&pool->lock);
 }
 
@@ -519,11 +535,8 @@ unsigned hdp_pool_drain(struct hdp_pool *pool)
 	unsigned refused = 0;
 
 	pthread_mutex_lock(&pool->lock);
-	for (struct pool_cache *c = pool->caches; c; c = c->next) {
-		refused += pool_stack_push(pool, c->objs, c->len);
-		c->len = 0;
-		refused += drain_held_locked(pool, c);
-	}
+	for (struct pool_cache *c = pool->caches; c; c = c->next)
+		refused += empty_cache_locked(pool, c);
 	pthread_mutex_unlock(&pool->lock);
 	return refused;
 }

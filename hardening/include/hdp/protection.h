@@ -201,6 +201,12 @@ static inline void hdp_protection_count(const struct hdp_protection_burst *b, un
 void hdp_protection_violation(const struct hdp_protection_burst *b, unsigned i,
 			      const void *addr, size_t size, const char *detail);
 
+/*
+ * A thread_release for protections whose thread state is one malloc'd
+ * block: free(*thread_state).
+ */
+void hdp_protection_thread_state_free(const struct hdp_protection_burst *b);
+
 /* The registered protections, in a stable order (by name). */
 unsigned hdp_protection_count_registered(void);
 const struct hdp_protection *hdp_protection_get(unsigned i);

@@ -9,6 +9,7 @@
 #define HDP_VIOLATION_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <hdp/compiler.h>
 
@@ -82,6 +83,14 @@ int hdp_violation_format(const struct hdp_violation *v, char *buf, size_t len);
  */
 #define HDP_VIOLATION_REPORTS_PER_SEC 10
 void hdp_violation_report(enum hdp_policy policy, const struct hdp_violation *v);
+
+/*
+ * "@n@unit@rest" into @buf, without stdio or locks (for a detail built in
+ * a signal handler), @unit's plural when @n is not 1 ("byte" -> "bytes").
+ * Returns @buf.
+ */
+const char *hdp_violation_count_detail(char *buf, size_t len, uint64_t n, const char *unit,
+				       const char *rest);
 
 /* The abort path on its own, for checks that have no policy to consult. */
 HDP_NORETURN void hdp_violation_abort(const struct hdp_violation *v);
