@@ -408,6 +408,32 @@ static int enqueue_hooked(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, ui
 	return (int)refused;
 }
 
+/*
+ * One object, as rte_pktmbuf_free gives them (net_null and many PMDs free
+ * mbuf by mbuf): the same checks as enqueue_hooked without its arrays.
+ * Returns how many were refused (0 or 1), or -1 if the ring was full.
+ */
+static int enqueue_one(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, uint64_t w,
+		       void *obj)
+{
+	bool want_ext = hdp_hw_flags(w) & (HDP_HF_INIT_USED | HDP_HF_PROTECTIONS);
+	struct hdp_extent ext;
+	enum hdp_violation_kind bad;
+	void *area, *kept;
+
+	bad = area_of(pd, obj, &area);
+	if (hdp_unlikely(bad != HDP_V__COUNT)) {
+		hdp_harden_violation(&pd->hp, bad, obj, 0, "not an object of this DPDK mempool");
+		return 1;
+	}
+	if (want_ext)
+		ext = extent_of(pd, obj);
+	if (!hdp_harden_on_free_one(&pd->hp, &l->tls, w, area, want_ext ? &ext : NULL, &kept))
+		return 1;
+	kept = (char *)kept - pd->area_off;
+	return hdp_reuse_put(&l->reuse, &kept, 1, pd->ring);
+}
+
 static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned int n)
 {
 	struct hdp_dpdk_pool *pd = mp->pool_data;
@@ -424,6 +450,8 @@ static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned 
 	/* No hook on and every pointer good: the objects go as they came, at once. */
 	if (!(hdp_hw_flags(w) & HDP_HF_HOOKS) && all_valid(pd, objs, n))
 		refused = hdp_reuse_put_bulk(&l->reuse, objs, n, pd->ring);
+	else if (n == 1)
+		refused = enqueue_one(pd, l, w, objs[0]);
 	else
 		refused = enqueue_hooked(pd, l, w, objs, n);
 	if (refused >= 0) {

@@ -302,9 +302,14 @@ static inline size_t zero_outside(const struct burst *b, void *obj, struct hdp_e
 	       zero_if_dirty((char *)obj + e.end, size - e.end);
 }
 
-static unsigned records_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			       uint64_t w, void *const *objs, const struct hdp_extent *ext,
-			       void **out, unsigned n)
+/*
+ * Inline so that hdp_harden_on_free_one gets its own copy with n = 1: a
+ * PMD that frees mbufs one at a time (DPDK's rte_pktmbuf_free) then pays
+ * for one object, not for a burst's set-up spilled to the stack.
+ */
+static inline __attribute__((always_inline)) unsigned
+records_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
+		void *const *objs, const struct hdp_extent *ext, void **out, unsigned n)
 {
 	struct burst b = burst_begin(hp, t, w);
 	unsigned kept = 0;
@@ -338,6 +343,13 @@ static unsigned records_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tl
 	}
 	burst_end(&b);
 	return kept;
+}
+
+static unsigned records_on_free_burst(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				      uint64_t w, void *const *objs,
+				      const struct hdp_extent *ext, void **out, unsigned n)
+{
+	return records_on_free(hp, t, w, objs, ext, out, n);
 }
 
 /*
@@ -392,7 +404,7 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 	/* No protection on with a free hook (quarantine, shuffle): the records alone. */
 	if (!(hdp_hw_protections(w) & hp->free_mask)) {
 		if (flags & HDP_HF_RECORDS)
-			return records_on_free(hp, t, w, objs, ext, out, n);
+			return records_on_free_burst(hp, t, w, objs, ext, out, n);
 		for (unsigned i = 0; i < n; i++)
 			out[i] = hdp_untag(objs[i]);
 		return n;
@@ -413,7 +425,7 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 			these_ext = ext ? keep_ext : NULL;
 		}
 		if (flags & HDP_HF_RECORDS) {
-			kept += records_on_free(hp, t, w, these, these_ext, out + kept, left);
+			kept += records_on_free_burst(hp, t, w, these, these_ext, out + kept, left);
 		} else {
 			for (unsigned i = 0; i < left; i++)
 				out[kept++] = hdp_untag(these[i]);
@@ -424,4 +436,15 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 		n -= k;
 	}
 	return kept;
+}
+
+bool hdp_harden_on_free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
+			    void *obj, const struct hdp_extent *ext, void **out)
+{
+	if (hdp_unlikely(hdp_hw_protections(w) & hp->free_mask))
+		return hdp_harden_on_free(hp, t, w, &obj, ext, out, 1) == 1;
+	if (hdp_hw_flags(w) & HDP_HF_RECORDS)
+		return records_on_free(hp, t, w, &obj, ext, out, 1) == 1;
+	*out = hdp_untag(obj);
+	return true;
 }

@@ -66,6 +66,62 @@ static struct rte_mbuf *write_and_free(struct rte_mempool *mp, bool wrapper)
 	return m;
 }
 
+/*
+ * rte_pktmbuf_free puts mbufs back one at a time, through the driver's
+ * one-object path: under init_on_free=used it wipes exactly the data,
+ * redzone still sees a write past it, a double free is still refused.
+ */
+static void single_frees_used(void)
+{
+	struct rte_mempool *mp = pool("used_0", 0);
+	struct hdp_dpdk_pool_stats before, after;
+	struct rte_mbuf *m;
+	char *data;
+
+	static struct rte_mbuf *all[4095];
+
+	if (!mp || rte_pktmbuf_alloc_bulk(mp, all, mp->size)) {
+		for (int i = 0; i < 4; i++)
+			ok(false, "pool used_0 made, every mbuf allocated");
+		return;
+	}
+	/*
+	 * Each mbuf once round: then its record says it was all zero when
+	 * handed out (so only its data needs wiping) and its redzone is armed.
+	 */
+	rte_pktmbuf_free_bulk(all, mp->size);
+	m = rte_pktmbuf_alloc(mp);
+	data = rte_pktmbuf_append(m, 100);
+	memset(data, 0xcd, 100);
+	data[100] = 0;	/* nothing past the data: the redzone holds */
+	hdp_dpdk_pool_stats_get(mp, &before);
+	rte_pktmbuf_free(m);
+	hdp_dpdk_pool_stats_get(mp, &after);
+	ok(data[0] == 0 && data[99] == 0 && after.bytes_wiped - before.bytes_wiped == 100 &&
+	   after.frees - before.frees == 1 && after.violations == before.violations,
+	   "init_on_free=used, one mbuf freed alone: its 100 bytes of data wiped, nothing more");
+
+	m = rte_pktmbuf_alloc(mp);
+	data = rte_pktmbuf_append(m, 60);
+	data[60 + 7] = 0x41;	/* 8 bytes past the end of the data */
+	hdp_dpdk_pool_stats_get(mp, &before);
+	rte_pktmbuf_free(m);
+	hdp_dpdk_pool_stats_get(mp, &after);
+	ok(after.violations - before.violations == 1,
+	   "redzone: a byte written past the data of an mbuf freed alone is reported");
+
+	m = rte_pktmbuf_alloc(mp);
+	rte_pktmbuf_append(m, 60);
+	hdp_dpdk_pool_stats_get(mp, &before);
+	rte_mbuf_raw_free(m);
+	rte_mbuf_raw_free(m);
+	hdp_dpdk_pool_stats_get(mp, &after);
+	ok(after.double_frees - before.double_frees == 1 && after.rejected - before.rejected == 1,
+	   "a double free of one mbuf is refused on the one-object path");
+	ok(rte_mempool_avail_count(mp) == mp->size, "and pool used_0 holds each object once");
+	rte_mempool_free(mp);
+}
+
 int main(int argc, char **argv)
 {
 	char *eal[32] = { "test_dpdk_pool", "-l", "0", "--no-pci", "--no-telemetry",
@@ -81,7 +137,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	setenv("HDP_HARDEN", "init_on_free=on,init_check=on,on_violation=report,"
-	       "init_exclude=keep_*,pool.tagged_0.tag=soft", 1);
+	       "init_exclude=keep_*,pool.tagged_0.tag=soft,"
+	       "pool.used_0.init_on_free=used,pool.used_0.redzone=on", 1);
 	if (argc == 1) {
 		eal[neal++] = "--in-memory";
 	}
@@ -91,7 +148,7 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP EAL cannot start here: %s\n", rte_strerror(rte_errno));
 		return 0;
 	}
-	printf("1..13\n");
+	printf("1..17\n");
 	hard = pool("hard_0", 0);
 	keep = pool("keep_0", 0);
 	cached = pool("cached_0", 64);
@@ -153,6 +210,8 @@ int main(int argc, char **argv)
 	   "counters: bytes wiped, the data room at offset 128 is what is hardened");
 	ok(pool("tagged_0", 0) == NULL && rte_errno == EINVAL,
 	   "a pool asking for pointer tags is not made");
+
+	single_frees_used();
 
 	rte_mempool_free(hard);
 	rte_mempool_free(keep);

@@ -366,6 +366,14 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 			    void **out, unsigned n);
 
 /*
+ * hdp_harden_on_free for one object (@ext may be NULL), for callers that
+ * free one at a time: the same checks, without a burst's set-up. True if
+ * it was accepted (untagged, in @out).
+ */
+bool hdp_harden_on_free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
+			    void *obj, const struct hdp_extent *ext, void **out);
+
+/*
  * Checked copies into and out of pool memory, keeping the kernel's order
  * of checks (zero length, NULL, wrap, region, object), then the tag
  * check. 0 on success; -EFAULT when a violation was found under the drop
