@@ -61,7 +61,7 @@ int hdp_reuse_get_slow(struct hdp_dpdk_reuse *q, void **objs, uint32_t n,
 static inline __attribute__((always_inline)) int
 hdp_reuse_put(struct hdp_dpdk_reuse *q, void *const *objs, uint32_t n, struct rte_ring *ring)
 {
-	uint32_t tail;
+	uint32_t tail, count;
 
 	if (!q->obj)
 		return rte_ring_mp_enqueue_bulk(ring, objs, n, NULL) ? 0 : -1;
@@ -69,8 +69,10 @@ hdp_reuse_put(struct hdp_dpdk_reuse *q, void *const *objs, uint32_t n, struct rt
 	for (uint32_t i = 0; i < n; i++)
 		q->obj[(tail + i) & q->mask] = objs[i];
 	atomic_store_explicit(&q->tail, tail + n, memory_order_relaxed);
-	if (__builtin_expect(hdp_reuse_count(q) > q->depth + HDP_REUSE_SLACK, 0))
-		return hdp_reuse_spill(q, hdp_reuse_count(q) - q->depth, ring);
+	/* From the tail just written, not a reload of it: only this lcore moves it. */
+	count = tail + n - atomic_load_explicit(&q->head, memory_order_relaxed);
+	if (__builtin_expect(count > q->depth + HDP_REUSE_SLACK, 0))
+		return hdp_reuse_spill(q, count - q->depth, ring);
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Zeroing and the zero check (init_on_alloc, init_on_free, init_check). */
+/* The zero check (init_check, and init_on_free=on outside the write extent). */
 #include "harden_internal.h"
 
 #include <string.h>
@@ -63,10 +63,4 @@ bool zero_is_clear(const void *p, size_t n, size_t *first_dirty)
 dirty:
 	*first_dirty = i + first_dirty_byte(b + i, n - i);
 	return false;
-}
-
-void zero_wipe(void *p, size_t n)
-{
-	/* memset, not explicit_bzero: the object is live memory, not dead. */
-	memset(p, 0, n);
 }
