@@ -303,16 +303,23 @@ static int hdp_ops_populate(struct rte_mempool *mp, unsigned int max_objs, void 
  * pool's objects, else the kind of bad free it is.
  */
 static inline __attribute__((always_inline)) enum hdp_violation_kind
-area_of(struct hdp_dpdk_pool *pd, void *obj, void **area)
+area_slot_of(struct hdp_dpdk_pool *pd, void *obj, void **area, uint32_t *idx)
 {
 	uintptr_t a = (uintptr_t)obj + pd->area_off;
 	size_t in_slot;
-	uint32_t idx;
 
 	*area = (void *)a;
-	if (!hdp_harden_slot(&pd->hp, a, &idx, &in_slot))
+	if (!hdp_harden_slot(&pd->hp, a, idx, &in_slot))
 		return HDP_V_FREE_FOREIGN;
-	return pd->starts[idx] == in_slot ? HDP_V__COUNT : HDP_V_FREE_INTERIOR;
+	return pd->starts[*idx] == in_slot ? HDP_V__COUNT : HDP_V_FREE_INTERIOR;
+}
+
+static inline __attribute__((always_inline)) enum hdp_violation_kind
+area_of(struct hdp_dpdk_pool *pd, void *obj, void **area)
+{
+	uint32_t idx;
+
+	return area_slot_of(pd, obj, area, &idx);
 }
 
 /*
@@ -420,15 +427,17 @@ static int enqueue_one(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, uint6
 	struct hdp_extent ext;
 	enum hdp_violation_kind bad;
 	void *area, *kept;
+	uint32_t idx;
 
-	bad = area_of(pd, obj, &area);
+	bad = area_slot_of(pd, obj, &area, &idx);
 	if (hdp_unlikely(bad != HDP_V__COUNT)) {
 		hdp_harden_violation(&pd->hp, bad, obj, 0, "not an object of this DPDK mempool");
 		return 1;
 	}
 	if (want_ext)
 		ext = extent_of(pd, obj);
-	if (!hdp_harden_on_free_one(&pd->hp, &l->tls, w, area, want_ext ? &ext : NULL, &kept))
+	if (!hdp_harden_on_free_one(&pd->hp, &l->tls, w, area, idx, want_ext ? &ext : NULL,
+				    &kept))
 		return 1;
 	kept = (char *)kept - pd->area_off;
 	return hdp_reuse_put(&l->reuse, &kept, 1, pd->ring);

@@ -95,6 +95,30 @@ static inline bool is_clear(const void *p, size_t n, size_t *first_dirty)
 	return hdp_likely(!(acc[0] | acc[1])) || zero_is_clear(p, n, first_dirty);
 }
 
+/*
+ * Zero [p, p + n) for a caller whose bytes are not read again soon (a
+ * DPDK mbuf freed alone waits a whole reuse queue): up to 64 bytes as
+ * overlapping 16-byte stores, no call. (Where the next owner may read at
+ * once, overlapping stores defeat store forwarding: zero_wipe.)
+ */
+static inline void zero_wipe_short(void *p, size_t n)
+{
+	static const hdp_v2u64 zero;
+	char *b = p;
+
+	if (n < 16 || n > 64) {
+		if (n)
+			zero_wipe(p, n);
+		return;
+	}
+	memcpy(b, &zero, 16);
+	memcpy(b + n - 16, &zero, 16);
+	if (n > 32) {
+		memcpy(b + 16, &zero, 16);
+		memcpy(b + n - 32, &zero, 16);
+	}
+}
+
 static inline uint64_t hdp_xorshift(uint64_t *s)
 {
 	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;

@@ -50,6 +50,13 @@ static inline struct burst burst_begin(struct hdp_harden_pool *hp,
 	};
 }
 
+/* A free burst draws no samples and tags nothing: only what it wiped and checked. */
+static inline void burst_end_free(struct burst *b)
+{
+	hdp_counter_add(&b->t->c.bytes_wiped, b->wiped);
+	hdp_counter_add(&b->t->c.checks, b->checks);
+}
+
 static inline void burst_end(struct burst *b)
 {
 	b->t->smp = b->s;
@@ -305,29 +312,35 @@ static inline size_t zero_outside(const struct burst *b, void *obj, struct hdp_e
 /*
  * Inline so that hdp_harden_on_free_one gets its own copy with n = 1: a
  * PMD that frees mbufs one at a time (DPDK's rte_pktmbuf_free) then pays
- * for one object, not for a burst's set-up spilled to the stack.
+ * for one object, not for a burst's set-up spilled to the stack. @idxs:
+ * the objects' slots if the caller has them (else NULL); @never_tagged:
+ * the pool has never had tags, so no record or pointer carries one.
  */
 static inline __attribute__((always_inline)) unsigned
 records_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
-		void *const *objs, const struct hdp_extent *ext, void **out, unsigned n)
+		void *const *objs, const uint32_t *idxs, const struct hdp_extent *ext,
+		void **out, unsigned n, bool never_tagged)
 {
 	struct burst b = burst_begin(hp, t, w);
 	unsigned kept = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		void *obj = hdp_untag(objs[i]);
-		uint32_t idx = b_index(&b, obj);
+		uint32_t idx = idxs ? idxs[i] : b_index(&b, obj);
 		uint64_t m = b_state(&b, idx);
-		unsigned mtag = (m & META_TAGGED) ? META_TAG(m) : 0;
+		unsigned mtag = !never_tagged && (m & META_TAGGED) ? META_TAG(m) : 0;
 		struct hdp_extent e;
 
-		forget_hardware_tag(&b, obj, m);
+		if (!never_tagged)
+			forget_hardware_tag(&b, obj, m);
 		if (!free_is_valid(&b, objs[i], m))
 			continue;
 		e = wipe_extent(&b, m, ext ? &ext[i] : NULL);
 		/* Retag to 0 so stale handles fault; sampled-out ones stay 0. */
 		if (mtag)
 			set_tag(&b, obj, 0, e.start, e.end);
+		else if (never_tagged)
+			zero_wipe_short((char *)obj + e.start, e.end - e.start);
 		else if (e.end > e.start)
 			zero_wipe((char *)obj + e.start, e.end - e.start);
 		b.wiped += e.end - e.start;
@@ -341,7 +354,7 @@ records_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w
 		b_store(&b, idx, mtag << 4 | ((b.flags & HDP_HF_INIT_FREE) ? META_WIPED : 0));
 		out[kept++] = obj;
 	}
-	burst_end(&b);
+	burst_end_free(&b);
 	return kept;
 }
 
@@ -349,7 +362,7 @@ static unsigned records_on_free_burst(struct hdp_harden_pool *hp, struct hdp_har
 				      uint64_t w, void *const *objs,
 				      const struct hdp_extent *ext, void **out, unsigned n)
 {
-	return records_on_free(hp, t, w, objs, ext, out, n);
+	return records_on_free(hp, t, w, objs, NULL, ext, out, n, false);
 }
 
 /*
@@ -438,13 +451,25 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 	return kept;
 }
 
+/* The protections' path for one object: out of line, so the usual one keeps no arrays. */
+static __attribute__((noinline)) bool free_one_protected(struct hdp_harden_pool *hp,
+							 struct hdp_harden_tls *t, uint64_t w,
+							 void *obj, const struct hdp_extent *ext,
+							 void **out)
+{
+	return hdp_harden_on_free(hp, t, w, &obj, ext, out, 1) == 1;
+}
+
 bool hdp_harden_on_free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
-			    void *obj, const struct hdp_extent *ext, void **out)
+			    void *obj, uint32_t idx, const struct hdp_extent *ext, void **out)
 {
 	if (hdp_unlikely(hdp_hw_protections(w) & hp->free_mask))
-		return hdp_harden_on_free(hp, t, w, &obj, ext, out, 1) == 1;
-	if (hdp_hw_flags(w) & HDP_HF_RECORDS)
-		return records_on_free(hp, t, w, &obj, ext, out, 1) == 1;
-	*out = hdp_untag(obj);
-	return true;
+		return free_one_protected(hp, t, w, obj, ext, out);
+	if (!(hdp_hw_flags(w) & HDP_HF_RECORDS)) {
+		*out = hdp_untag(obj);
+		return true;
+	}
+	if (hdp_likely(!hp->tag_ops))
+		return records_on_free(hp, t, w, &obj, &idx, ext, out, 1, true) == 1;
+	return records_on_free(hp, t, w, &obj, &idx, ext, out, 1, false) == 1;
 }

@@ -367,11 +367,12 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 
 /*
  * hdp_harden_on_free for one object (@ext may be NULL), for callers that
- * free one at a time: the same checks, without a burst's set-up. True if
- * it was accepted (untagged, in @out).
+ * free one at a time: the same checks, without a burst's set-up. @idx is
+ * the object's slot as hdp_harden_slot() gave it (the caller checked the
+ * object is one). True if it was accepted (untagged, in @out).
  */
 bool hdp_harden_on_free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
-			    void *obj, const struct hdp_extent *ext, void **out);
+			    void *obj, uint32_t idx, const struct hdp_extent *ext, void **out);
 
 /*
  * Checked copies into and out of pool memory, keeping the kernel's order
