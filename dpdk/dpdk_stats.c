@@ -8,6 +8,7 @@
 
 #include <hdp/counter.h>
 #include <hdp/protection.h>
+#include <hdp/strbuf.h>
 
 #include <errno.h>
 #include <string.h>
@@ -133,6 +134,26 @@ static void pool_dict(struct hdp_dpdk_pool *pd, struct rte_tel_data *d, bool by_
 						  hs.violations[k]);
 		add_protections(d, &hs);
 	}
+}
+
+int hdp_dpdk_pool_protections(const struct rte_mempool *mp, int json, char *buf, size_t len)
+{
+	struct hdp_dpdk_pool *pd = hdp_dpdk_pool_of(mp);
+	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
+	struct hdp_harden_stats hs;
+
+	if (!pd)
+		return -ENOENT;
+	if (len)
+		buf[0] = '\0';
+	if (!pd->hp_ready)
+		return json ? (hdp_strbuf_printf(&o, "\"protections\":{}"), 0) : 0;
+	gather(pd, &hs);
+	if (json)
+		hdp_protection_stats_json(&o, &hs);
+	else
+		hdp_protection_stats_text(&o, &hs);
+	return o.used < len ? 0 : -ENOSPC;
 }
 
 static void add_pool(struct hdp_dpdk_pool *pd, void *arg)

@@ -87,6 +87,16 @@ struct hdp_dpdk_pool_stats {
 HDP_DPDK_API int hdp_dpdk_pool_stats_get(const struct rte_mempool *mp, struct hdp_dpdk_pool_stats *st);
 
 /*
+ * @mp's protections (docs/HARDENING.md) and their counters, formatted into
+ * @buf: as JSON, the member "protections":{"NAME":{"on":...,COUNTER:N,...}}
+ * (as in hdp-ctl pools --json of hdp's own pools); as text, one line each,
+ * "  NAME: on; COUNTER N, ...". 0, -ENOENT (not an hdp pool) or -ENOSPC
+ * (@buf too short; it then holds as much as fits).
+ */
+HDP_DPDK_API int hdp_dpdk_pool_protections(const struct rte_mempool *mp, int json, char *buf,
+					   size_t len);
+
+/*
  * Change one profile key of @mp while it runs (the keys of
  * docs/HARDENING.md; tag only to off): applied with the next bulk call
  * through the driver. 0, -ENOENT (not an hdp pool) or -EINVAL, with the
