@@ -486,6 +486,24 @@ static void prefetch_data_lines(struct hdp_dpdk_pool *pd, void * const *objs, un
 		__builtin_prefetch((char *)objs[i] + pd->area_off + RTE_PKTMBUF_HEADROOM, 1, 3);
 }
 
+/*
+ * The reuse queue says which mbufs the next allocation of this size will
+ * hand out (its @n oldest): ask for their data lines now, a whole burst
+ * of packets before init_check reads them, where a prefetch of the mbufs
+ * being handed out comes too late for the first of them.
+ */
+static void prefetch_next_data_lines(struct hdp_dpdk_pool *pd, const struct hdp_dpdk_reuse *q,
+				     unsigned n)
+{
+	uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+
+	if (!q->obj || hdp_reuse_count(q) < q->depth + n)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		__builtin_prefetch((char *)q->obj[(head + i) & q->mask] + pd->area_off +
+				   RTE_PKTMBUF_HEADROOM, 1, 3);
+}
+
 static int hdp_ops_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
 {
 	struct hdp_dpdk_pool *pd = mp->pool_data;
@@ -502,8 +520,12 @@ static int hdp_ops_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
 		return -ENOBUFS;
 	}
 	w = hdp_harden_word(&pd->hp);
-	if (pd->is_mbuf && (hdp_hw_flags(w) & (HDP_HF_INIT_USED | HDP_HF_INIT_CHECK)))
+	if (pd->is_mbuf && (hdp_hw_flags(w) & (HDP_HF_INIT_USED | HDP_HF_INIT_CHECK))) {
 		prefetch_data_lines(pd, objs, n);
+		/* Only init_check reads them at once; used's wipe comes a burst later. */
+		if (hdp_hw_flags(w) & HDP_HF_INIT_CHECK)
+			prefetch_next_data_lines(pd, &l->reuse, n);
+	}
 	hdp_counter_add(&l->allocs, n);
 	for (unsigned i = 0; (hdp_hw_flags(w) & HDP_HF_HOOKS) && i < n; i += STEP) {
 		void *areas[STEP];
