@@ -12,6 +12,7 @@
  */
 #include <hdp/dpdk.h>
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +65,26 @@ static struct rte_mbuf *write_and_free(struct rte_mempool *mp, bool wrapper)
 	else
 		rte_pktmbuf_free(m);
 	return m;
+}
+
+/* hdp_dpdk_pool_protections: JSON and text, a short buffer, a pool of another driver. */
+static void protections_reported(struct rte_mempool *mp)
+{
+	char json[1024], text[1024], tiny[8];
+	struct rte_mempool *other = rte_pktmbuf_pool_create_by_ops("ring_0", 63, 0, 0, 256, 0,
+								   "ring_mp_mc");
+
+	ok(hdp_dpdk_pool_protections(mp, 1, json, sizeof(json)) == 0 &&
+	   strstr(json, "\"protections\":{") == json &&
+	   strstr(json, "\"redzone\":{\"on\":true,\"redzone_checks\":") &&
+	   strstr(json, "\"quarantine\":{\"on\":false") &&
+	   hdp_dpdk_pool_protections(mp, 0, text, sizeof(text)) == 0 &&
+	   strstr(text, "  redzone: on; redzone_checks ") &&
+	   hdp_dpdk_pool_protections(mp, 1, tiny, sizeof(tiny)) == -ENOSPC &&
+	   other && hdp_dpdk_pool_protections(other, 1, json, sizeof(json)) == -ENOENT,
+	   "hdp_dpdk_pool_protections: each protection and its counters, as JSON and text; "
+	   "a short buffer and another driver's pool refused");
+	rte_mempool_free(other);
 }
 
 /*
@@ -119,6 +140,7 @@ static void single_frees_used(void)
 	ok(after.double_frees - before.double_frees == 1 && after.rejected - before.rejected == 1,
 	   "a double free of one mbuf is refused on the one-object path");
 	ok(rte_mempool_avail_count(mp) == mp->size, "and pool used_0 holds each object once");
+	protections_reported(mp);
 	rte_mempool_free(mp);
 }
 
@@ -148,7 +170,7 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP EAL cannot start here: %s\n", rte_strerror(rte_errno));
 		return 0;
 	}
-	printf("1..17\n");
+	printf("1..18\n");
 	hard = pool("hard_0", 0);
 	keep = pool("keep_0", 0);
 	cached = pool("cached_0", 64);
