@@ -344,20 +344,34 @@ static struct hdp_extent extent_of(struct hdp_dpdk_pool *pd, void *obj)
 	return (struct hdp_extent){ start, end < room ? end : room };
 }
 
+/* Is @obj one of the pool's objects? If not, reported (and false). */
+static inline __attribute__((always_inline)) bool
+area_checked(struct hdp_dpdk_pool *pd, void *obj, void **area, uint32_t *idx)
+{
+	enum hdp_violation_kind bad = area_slot_of(pd, obj, area, idx);
+
+	if (hdp_likely(bad == HDP_V__COUNT))
+		return true;
+	hdp_harden_violation(&pd->hp, bad, obj, 0, "not an object of this DPDK mempool");
+	return false;
+}
+
+/* init_on_free=used wipes the extent; protections (redzone) check past it. */
+static inline bool wants_extent(uint64_t w)
+{
+	return hdp_hw_flags(w) & (HDP_HF_INIT_USED | HDP_HF_PROTECTIONS);
+}
+
 /* Refuse what is not an object of the pool; the rest, as areas, to @areas. */
 static unsigned valid_areas(struct hdp_dpdk_pool *pd, void * const *objs, unsigned k,
 			    void **areas, struct hdp_extent *ext, bool want_ext)
 {
 	unsigned good = 0;
+	uint32_t idx;
 
 	for (unsigned i = 0; i < k; i++) {
-		enum hdp_violation_kind bad = area_of(pd, objs[i], &areas[good]);
-
-		if (hdp_unlikely(bad != HDP_V__COUNT)) {
-			hdp_harden_violation(&pd->hp, bad, objs[i], 0,
-					     "not an object of this DPDK mempool");
+		if (!area_checked(pd, objs[i], &areas[good], &idx))
 			continue;
-		}
 		if (want_ext)
 			ext[good] = extent_of(pd, objs[i]);
 		good++;
@@ -388,8 +402,7 @@ static int enqueue_hooked(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, ui
 			  void * const *objs, unsigned n)
 {
 	unsigned flags = hdp_hw_flags(w), refused = 0;
-	/* init_on_free=used wipes the extent; protections (redzone) check past it. */
-	bool want_ext = flags & (HDP_HF_INIT_USED | HDP_HF_PROTECTIONS);
+	bool want_ext = wants_extent(w);
 
 	while (n) {
 		void *areas[STEP], *kept[STEP];
@@ -423,17 +436,13 @@ static int enqueue_hooked(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, ui
 static int enqueue_one(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, uint64_t w,
 		       void *obj)
 {
-	bool want_ext = hdp_hw_flags(w) & (HDP_HF_INIT_USED | HDP_HF_PROTECTIONS);
+	bool want_ext = wants_extent(w);
 	struct hdp_extent ext;
-	enum hdp_violation_kind bad;
 	void *area, *kept;
 	uint32_t idx;
 
-	bad = area_slot_of(pd, obj, &area, &idx);
-	if (hdp_unlikely(bad != HDP_V__COUNT)) {
-		hdp_harden_violation(&pd->hp, bad, obj, 0, "not an object of this DPDK mempool");
+	if (!area_checked(pd, obj, &area, &idx))
 		return 1;
-	}
 	if (want_ext)
 		ext = extent_of(pd, obj);
 	if (!hdp_harden_on_free_one(&pd->hp, &l->tls, w, area, idx, want_ext ? &ext : NULL,
@@ -480,10 +489,15 @@ static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned 
  * ring's locked instruction waits for the wipe's stores to own their
  * lines before the bulk can go back.
  */
+static inline void prefetch_data_line(const struct hdp_dpdk_pool *pd, void *obj)
+{
+	__builtin_prefetch((char *)obj + pd->area_off + RTE_PKTMBUF_HEADROOM, 1, 3);
+}
+
 static void prefetch_data_lines(struct hdp_dpdk_pool *pd, void * const *objs, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		__builtin_prefetch((char *)objs[i] + pd->area_off + RTE_PKTMBUF_HEADROOM, 1, 3);
+		prefetch_data_line(pd, objs[i]);
 }
 
 /*
@@ -500,8 +514,7 @@ static void prefetch_next_data_lines(struct hdp_dpdk_pool *pd, const struct hdp_
 	if (!q->obj || hdp_reuse_count(q) < q->depth + n)
 		return;
 	for (unsigned i = 0; i < n; i++)
-		__builtin_prefetch((char *)q->obj[(head + i) & q->mask] + pd->area_off +
-				   RTE_PKTMBUF_HEADROOM, 1, 3);
+		prefetch_data_line(pd, q->obj[(head + i) & q->mask]);
 }
 
 static int hdp_ops_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
