@@ -7,6 +7,7 @@
 #include <hdp/ctl.h>
 #include <hdp/fwd.h>
 #include <hdp/log.h>
+#include <hdp/protection.h>
 
 #include <errno.h>
 #include <getopt.h>
@@ -77,6 +78,8 @@ static void usage(FILE *f)
 "                        none: for node_exporter's textfile collector\n"
 "  --user NAME|UID       once set up, run as this user (its control socket too)\n"
 "  --keep-capabilities   do not drop every capability once set up (debugging)\n"
+"  --list-keys           every hardening key (pool keys in [pool:...] and --harden):\n"
+"                        its protection, default, values and what it does\n"
 "  --help, --version\n"
 "\n"
 "[global] keys: mode, ports, cores, duration, stats_interval, ctl_socket,\n"
@@ -90,6 +93,22 @@ static void usage(FILE *f)
 "restart, are refused with a message and change nothing.\n"
 "Exit status: 0 clean stop, 1 runtime failure, 2 bad options or configuration.\n",
 		HDP_CTL_DEFAULT_PATH);
+}
+
+/* --list-keys: from the protections' own tables (hdp/protection.h). */
+static int list_keys(void)
+{
+	int len = hdp_profile_keys_describe(NULL, 0);
+	char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
+
+	if (!text) {
+		fprintf(stderr, "hdp-fwd: out of memory\n");
+		return 1;
+	}
+	hdp_profile_keys_describe(text, (size_t)len + 1);
+	fputs(text, stdout);
+	free(text);
+	return 0;
 }
 
 /* Hugepages for the UMEM: raise the reservation if allowed; else say so later. */
@@ -140,6 +159,7 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 		{ "metrics-file", required_argument, NULL, 'M' },
 		{ "keep-capabilities", no_argument, NULL, 'K' },
 		{ "user", required_argument, NULL, 'u' },
+		{ "list-keys", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -229,6 +249,8 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case 'L':
+			exit(list_keys());
 		case 'V':
 			printf("hdp-fwd %s (libxdp %s, libbpf %s)\n", HDP_VERSION,
 			       HDP_LIBXDP_VERSION, HDP_LIBBPF_VERSION);

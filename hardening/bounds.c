@@ -10,6 +10,7 @@
 #include "harden_internal.h"
 #include "protection_internal.h"
 #include "region_internal.h"
+#include "builtin_internal.h"
 
 #include <hdp/region.h>
 
@@ -185,3 +186,55 @@ int hdp_harden_desc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 	*out = (void *)(hp->base + (uintptr_t)addr);
 	return 0;
 }
+
+/* bounds on the one interface (builtin_internal.h): its keys and kinds. */
+static const char *const lookup_choices[] = { "fast", "tree", NULL };
+
+static const struct hdp_protection_key bounds_keys[] = {
+	{ "bounds", HDP_PKEY_BOOL, .def = 1,
+	  .doc = "check every copy into and out of pool memory and every descriptor; "
+		 "off is the kernel seed's bypass" },
+	{ "bounds_lookup", HDP_PKEY_CHOICE, .choices = lookup_choices, .def = HDP_LOOKUP_FAST,
+	  .doc = "how a copy finds its region: an O(1) granule table (fast), or a "
+		 "balanced tree under a lock, as the kernel's find_vmap_area (tree)" },
+};
+
+static const struct hdp_protection_name bounds_violations[] = {
+	{ "bounds_null", "a copy with a NULL or near-NULL pointer" },
+	{ "bounds_wrap", "a copy whose range wraps around the address space" },
+	{ "bounds_no_region", "a copy into or out of no registered region" },
+	{ "bounds_other_pool", "a copy that lands in another pool's region" },
+	{ "bounds_region_end", "a copy that runs past the end of its region" },
+	{ "bounds_object_end", "a copy that runs past the end of its object" },
+	{ "desc_outside", "a descriptor whose address is outside the pool" },
+	{ "desc_past_chunk", "a descriptor whose length runs past its chunk" },
+};
+
+static const struct hdp_protection bounds_protection = {
+	.name = "bounds",
+	.doc = "bounds checks on copies into and out of pool memory (hardened usercopy)",
+	.keys = bounds_keys,
+	.nkeys = HDP_ARRAY_SIZE(bounds_keys),
+	.violations = bounds_violations,
+	.nviolations = HDP_ARRAY_SIZE(bounds_violations),
+};
+
+static const struct hdp_builtin_field bounds_fields[] = {
+	HDP_BUILTIN_FIELD(HDP_KEY_BOUNDS, bounds),
+	HDP_BUILTIN_FIELD(HDP_KEY_BOUNDS_LOOKUP, bounds_lookup),
+};
+
+static unsigned bounds_flags(const struct hdp_profile *p, uint32_t excluded, size_t obj_size)
+{
+	(void)excluded;
+	(void)obj_size;
+	if (!p->bounds)
+		return 0;
+	return HDP_HF_BOUNDS | (p->bounds_lookup == HDP_LOOKUP_TREE ? HDP_HF_BOUNDS_TREE : 0);
+}
+
+const struct hdp_builtin hdp_builtin_bounds = {
+	.desc = &bounds_protection,
+	.fields = bounds_fields,
+	.flags = bounds_flags,
+};

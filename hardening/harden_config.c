@@ -4,6 +4,8 @@
  * with settings for all pools and for named ones, and the init_exclude
  * list with its built-in entries.
  */
+#include "builtin_internal.h"
+
 #include <hdp/log.h>
 #include <hdp/profile.h>
 #include <hdp/tag.h>
@@ -262,24 +264,7 @@ int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
 
 static void apply(struct hdp_profile *out, const struct hdp_profile *in)
 {
-	if (in->set & HDP_KEY_BOUNDS)
-		out->bounds = in->bounds;
-	if (in->set & HDP_KEY_BOUNDS_LOOKUP)
-		out->bounds_lookup = in->bounds_lookup;
-	if (in->set & HDP_KEY_INIT_ON_ALLOC)
-		out->init_on_alloc = in->init_on_alloc;
-	if (in->set & HDP_KEY_INIT_ON_FREE)
-		out->init_on_free = in->init_on_free;
-	if (in->set & HDP_KEY_INIT_CHECK)
-		out->init_check = in->init_check;
-	if (in->set & HDP_KEY_INIT_CHECK_SAMPLE)
-		out->init_check_sample = in->init_check_sample;
-	if (in->set & HDP_KEY_TAG)
-		out->tag = in->tag;
-	if (in->set & HDP_KEY_TAG_SAMPLE)
-		out->tag_sample = in->tag_sample;
-	if (in->set & HDP_KEY_TAG_SAMPLE_MIN)
-		out->tag_sample_min = in->tag_sample_min;
+	hdp_builtin_apply(out, in);
 	if (in->set & HDP_KEY_ON_VIOLATION)
 		out->on_violation = in->on_violation;
 	out->set |= in->set;

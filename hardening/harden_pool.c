@@ -3,6 +3,7 @@
  * A pool's hardening state: computing its effective settings once, when a
  * profile is applied, publishing them as one word, counting violations.
  */
+#include "builtin_internal.h"
 #include "harden_internal.h"
 #include "protection_internal.h"
 
@@ -235,34 +236,6 @@ void hdp_harden_pool_fini(struct hdp_harden_pool *hp)
 	hp->chunk_map = NULL;
 }
 
-static unsigned effective_flags(const struct hdp_profile *p, uint32_t excluded,
-				size_t obj_size)
-{
-	unsigned f = 0;
-
-	if (p->bounds)
-		f |= HDP_HF_BOUNDS;
-	if (p->bounds && p->bounds_lookup == HDP_LOOKUP_TREE)
-		f |= HDP_HF_BOUNDS_TREE;
-	if (p->init_on_alloc && !(excluded & HDP_KEY_INIT_ON_ALLOC))
-		f |= HDP_HF_INIT_ALLOC;
-	if (p->init_on_free != HDP_INIT_FREE_OFF && !(excluded & HDP_KEY_INIT_ON_FREE)) {
-		f |= HDP_HF_INIT_FREE;
-		if (p->init_on_free == HDP_INIT_FREE_USED)
-			f |= HDP_HF_INIT_USED;
-	}
-	/* A check of objects nobody wiped would flag every reuse. */
-	if (p->init_check && (f & HDP_HF_INIT_FREE) &&
-	    !(excluded & HDP_KEY_INIT_CHECK))
-		f |= HDP_HF_INIT_CHECK;
-	if (p->tag != HDP_TAG_OFF)
-		f |= HDP_HF_TAG;
-	/* The pool's objects all have one size: decide the always-tag once. */
-	if ((f & HDP_HF_TAG) && obj_size < p->tag_sample_min)
-		f |= HDP_HF_TAG_ALWAYS;
-	return f;
-}
-
 /*
  * Recording resumes (the hooks go from off to on): start a new epoch, so
  * that nothing recorded before, or left unrecorded since, is trusted.
@@ -293,7 +266,7 @@ static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 			uint32_t excluded, const char *why)
 {
 	uint64_t old = atomic_load_explicit(&hp->word, memory_order_relaxed);
-	unsigned flags = effective_flags(p, excluded, hp->obj_size);
+	unsigned flags = hdp_builtin_flags(p, excluded, hp->obj_size);
 	const struct hdp_tag_ops *ops = NULL;
 	uint32_t prot_mask;
 	uint64_t w;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* One profile: its keys, their values, defaults and formatting. */
+#include "builtin_internal.h"
 #include "protection_internal.h"
+
+#include <hdp/strbuf.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,17 +14,9 @@ void hdp_profile_defaults(struct hdp_profile *p)
 {
 	*p = (struct hdp_profile){
 		.set = 0,
-		.bounds = true,
-		.bounds_lookup = HDP_LOOKUP_FAST,
-		.init_on_alloc = false,
-		.init_on_free = HDP_INIT_FREE_ON,
-		.init_check = true,
-		.init_check_sample = HDP_CHECK_SAMPLE_DEFAULT,
-		.tag = HDP_TAG_AUTO,
-		.tag_sample = 1,
-		.tag_sample_min = 0,
 		.on_violation = HDP_POLICY_ABORT,
 	};
+	hdp_builtin_defaults(p);
 	hdp_prot_defaults(p);
 }
 
@@ -46,142 +41,38 @@ const char *hdp_tag_mode_name(enum hdp_tag_mode v)
 	return "?";
 }
 
-int hdp_parse_bool(const char *v, bool *out)
-{
-	static const char *const yes[] = { "on", "1", "yes", "true" };
-	static const char *const no[] = { "off", "0", "no", "false" };
-
-	for (size_t i = 0; i < HDP_ARRAY_SIZE(yes); i++) {
-		if (strcmp(v, yes[i]) == 0) {
-			*out = true;
-			return 0;
-		}
-		if (strcmp(v, no[i]) == 0) {
-			*out = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* Decimal only, with an optional k/m suffix for sizes; no sign, no junk. */
-int hdp_parse_number(const char *v, bool size_suffix, uint64_t *out)
-{
-	uint64_t n = 0;
-	const char *s = v;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		n = n * 10 + (uint64_t)(*s - '0');
-		if (n > UINT32_MAX)
-			return -ERANGE;
-	}
-	if (s == v)
-		return -EINVAL;
-	if (size_suffix && (*s == 'k' || *s == 'K') && !s[1])
-		n <<= 10;
-	else if (size_suffix && (*s == 'm' || *s == 'M') && !s[1])
-		n <<= 20;
-	else if (*s)
-		return -EINVAL;
-	*out = n;
-	return 0;
-}
-
+/*
+ * on_violation is the pool's, not a protection's; every other built-in key
+ * is in the table of its protection (bounds.c, init.c, tag.c).
+ */
 int hdp_profile_set_builtin_key(struct hdp_profile *p, const char *key,
 				const char *value, const char **why)
 {
-	uint64_t n;
-	bool b;
-	int ret;
+	const struct hdp_builtin *bi;
+	unsigned k;
+	uint32_t v;
 
 	*why = NULL;
-	if (strcmp(key, "bounds") == 0) {
-		if (hdp_parse_bool(value, &b))
-			goto want_bool;
-		p->bounds = b;
-		p->set |= HDP_KEY_BOUNDS;
-	} else if (strcmp(key, "bounds_lookup") == 0) {
-		if (hdp_region_lookup_parse(value, &p->bounds_lookup)) {
-			*why = "expected fast or tree";
-			return -EINVAL;
-		}
-		p->set |= HDP_KEY_BOUNDS_LOOKUP;
-	} else if (strcmp(key, "init_on_alloc") == 0) {
-		if (hdp_parse_bool(value, &b))
-			goto want_bool;
-		p->init_on_alloc = b;
-		p->set |= HDP_KEY_INIT_ON_ALLOC;
-	} else if (strcmp(key, "init_on_free") == 0) {
-		if (strcmp(value, "used") == 0) {
-			p->init_on_free = HDP_INIT_FREE_USED;
-		} else if (hdp_parse_bool(value, &b) == 0) {
-			p->init_on_free = b ? HDP_INIT_FREE_ON : HDP_INIT_FREE_OFF;
-		} else {
-			*why = "expected on, off or used";
-			return -EINVAL;
-		}
-		p->set |= HDP_KEY_INIT_ON_FREE;
-	} else if (strcmp(key, "init_check") == 0) {
-		if (hdp_parse_bool(value, &b))
-			goto want_bool;
-		p->init_check = b;
-		p->set |= HDP_KEY_INIT_CHECK;
-	} else if (strcmp(key, "init_check_sample") == 0) {
-		ret = hdp_parse_number(value, false, &n);
-		if (ret || n < 1 || n > HDP_CHECK_SAMPLE_MAX) {
-			*why = "expected a whole number from 1 to 65535 (1 checks every allocation whole)";
-			return -EINVAL;
-		}
-		p->init_check_sample = (uint32_t)n;
-		p->set |= HDP_KEY_INIT_CHECK_SAMPLE;
-	} else if (strcmp(key, "tag") == 0) {
-		enum hdp_tag_mode m;
-
-		for (m = HDP_TAG_OFF; m <= HDP_TAG_SOFT; m++)
-			if (strcmp(value, hdp_tag_mode_name(m)) == 0)
-				break;
-		if (m > HDP_TAG_SOFT) {
-			if (hdp_parse_bool(value, &b)) {
-				*why = "expected off, auto, mte or soft";
-				return -EINVAL;
-			}
-			m = b ? HDP_TAG_AUTO : HDP_TAG_OFF;
-		}
-		p->tag = m;
-		p->set |= HDP_KEY_TAG;
-	} else if (strcmp(key, "tag_sample") == 0) {
-		ret = hdp_parse_number(value, false, &n);
-		if (ret || n < 1 || n > HDP_TAG_SAMPLE_MAX) {
-			*why = "expected a whole number from 1 to 65535 (1 tags every allocation)";
-			return -EINVAL;
-		}
-		p->tag_sample = (uint32_t)n;
-		p->set |= HDP_KEY_TAG_SAMPLE;
-	} else if (strcmp(key, "tag_sample_min") == 0) {
-		ret = hdp_parse_number(value, true, &n);
-		if (ret || n > HDP_TAG_SAMPLE_MIN_MAX) {
-			*why = "expected a size in bytes from 0 to 1M (k and M suffixes allowed)";
-			return -EINVAL;
-		}
-		p->tag_sample_min = (uint32_t)n;
-		p->set |= HDP_KEY_TAG_SAMPLE_MIN;
-	} else if (strcmp(key, "on_violation") == 0) {
+	if (strcmp(key, "on_violation") == 0) {
 		if (hdp_policy_parse(value, &p->on_violation)) {
 			*why = "expected abort, drop or report";
 			return -EINVAL;
 		}
 		p->set |= HDP_KEY_ON_VIOLATION;
-	} else {
+		return 0;
+	}
+	bi = hdp_builtin_key_find(key, &k);
+	if (!bi) {
 		*why = "unknown key";
 		return -ENOENT;
 	}
+	if (hdp_pkey_parse(&bi->desc->keys[k], value, &v)) {
+		*why = hdp_pkey_expected(&bi->desc->keys[k]);
+		return -EINVAL;
+	}
+	hdp_builtin_store(p, &bi->fields[k], v);
+	p->set |= bi->fields[k].set_bit;
 	return 0;
-
-want_bool:
-	*why = "expected on or off";
-	return -EINVAL;
 }
 
 int hdp_profile_set_key(struct hdp_profile *p, const char *key,
@@ -198,22 +89,21 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 
 int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len)
 {
-	int n = snprintf(buf, len,
-			"bounds=%s,bounds_lookup=%s,init_on_alloc=%s,init_on_free=%s,"
-			"init_check=%s,init_check_sample=%u,tag=%s,tag_sample=%u,"
-			"tag_sample_min=%u,on_violation=%s",
-			p->bounds ? "on" : "off",
-			hdp_region_lookup_name(p->bounds_lookup),
-			p->init_on_alloc ? "on" : "off",
-			hdp_init_free_name(p->init_on_free),
-			p->init_check ? "on" : "off", p->init_check_sample,
-			hdp_tag_mode_name(p->tag), p->tag_sample, p->tag_sample_min,
-			hdp_policy_name(p->on_violation));
+	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
+	const char *sep = "";
 
-	if (n < 0)
-		return n;
-	return n + hdp_prot_format(p, (size_t)n < len ? buf + n : NULL,
-				   (size_t)n < len ? len - (size_t)n : 0);
+	for (unsigned i = 0; i < HDP_BUILTINS; i++) {
+		const struct hdp_builtin *bi = hdp_builtins[i];
+
+		for (unsigned k = 0; k < bi->desc->nkeys; k++) {
+			hdp_strbuf_printf(&o, "%s", sep);
+			hdp_pkey_format(&o, &bi->desc->keys[k], hdp_builtin_value(p, &bi->fields[k]));
+			sep = ",";
+		}
+	}
+	hdp_strbuf_printf(&o, ",on_violation=%s", hdp_policy_name(p->on_violation));
+	hdp_prot_format(p, &o);
+	return (int)o.used;
 }
 
 static bool init_check_on(const struct hdp_profile *p)
@@ -299,4 +189,33 @@ bool hdp_glob_match(const char *pat, const char *name)
 	while (*pat == '*')
 		pat++;
 	return *pat == '\0';
+}
+
+/* The pool's own keys: not a protection's, documented here. */
+static const char *const policy_choices[] = { "abort", "drop", "report", NULL };
+static const struct hdp_protection_key pool_keys[] = {
+	{ "on_violation", HDP_PKEY_CHOICE, .choices = policy_choices, .def = HDP_POLICY_ABORT,
+	  .doc = "what a violation does: abort, or drop what carried it, or report it and "
+		 "carry on (both counted)" },
+};
+
+int hdp_profile_keys_describe(char *buf, size_t len)
+{
+	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
+	const struct hdp_prot_registry *r = hdp_prot_registry();
+
+	for (unsigned i = 0; i < HDP_BUILTINS; i++)
+		for (unsigned k = 0; k < hdp_builtins[i]->desc->nkeys; k++)
+			hdp_pkey_describe(&o, hdp_builtins[i]->desc->name,
+					  &hdp_builtins[i]->desc->keys[k]);
+	hdp_strbuf_printf(&o, "%-18s %-11s default default; default, none, or pool names and "
+			  "globs, comma-separated\n%-31s%s\n", "init_exclude", "init", "",
+			  "pools that are not zeroed: one list for all pools; none drops the "
+			  "built-in exclusions");
+	for (unsigned k = 0; k < HDP_ARRAY_SIZE(pool_keys); k++)
+		hdp_pkey_describe(&o, "pool", &pool_keys[k]);
+	for (unsigned i = 0; i < r->n; i++)
+		for (unsigned k = 0; k < r->info[i].p->nkeys; k++)
+			hdp_pkey_describe(&o, r->info[i].p->name, &r->info[i].p->keys[k]);
+	return (int)o.used;
 }

@@ -42,8 +42,9 @@ void hdp_prot_all_off(struct hdp_profile *p);
 /* 0, -ENOENT (no protection has the key) or -EINVAL with @why. */
 int hdp_prot_set_key(struct hdp_profile *p, const char *key, const char *value,
 		     const char **why);
-/* Append ",key=value" for every protection key; returns as snprintf. */
-int hdp_prot_format(const struct hdp_profile *p, char *buf, size_t len);
+/* Append ",key=value" for every protection key. */
+struct hdp_strbuf;
+void hdp_prot_format(const struct hdp_profile *p, struct hdp_strbuf *o);
 
 /* Per pool (protection_pool.c). */
 struct hdp_prot_slot {
@@ -85,8 +86,19 @@ const char *hdp_prot_violation_name(unsigned i);
 int hdp_profile_set_builtin_key(struct hdp_profile *p, const char *key, const char *value,
 				const char **why);
 
-/* Shared with profile.c: the value parsers every key uses. */
+/* The value parsers every key uses (pkey.c). */
 int hdp_parse_bool(const char *v, bool *out);
 int hdp_parse_number(const char *v, bool size_suffix, uint64_t *out);
+
+/*
+ * A key's value from its table entry (pkey.c): parse (0 or -EINVAL), the
+ * reason for a refusal ("expected ..."), "name=value", and its description
+ * (name, protection, default, values, then its doc on a second line).
+ */
+int hdp_pkey_parse(const struct hdp_protection_key *k, const char *value, uint32_t *out);
+const char *hdp_pkey_expected(const struct hdp_protection_key *k);
+void hdp_pkey_format(struct hdp_strbuf *o, const struct hdp_protection_key *k, uint32_t v);
+void hdp_pkey_describe(struct hdp_strbuf *o, const char *protection,
+		       const struct hdp_protection_key *k);
 
 #endif /* HDP_HARDENING_PROTECTION_INTERNAL_H */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Tag sampling, tag choice, and backend selection. */
+#include "builtin_internal.h"
 #include "harden_internal.h"
 
 /* Bits set in a 16-bit mask, without a libgcc call where POPCNT is not assumed. */
@@ -44,3 +45,57 @@ bool hdp_tag_mte_available(void)
 {
 	return hdp_tag_mte_ops.probe();
 }
+
+/* tag on the one interface (builtin_internal.h): its keys, counters and kinds. */
+static const char *const tag_choices[] = { "off", "auto", "mte", "soft", NULL };
+
+static const struct hdp_protection_key tag_keys[] = {
+	{ "tag", HDP_PKEY_CHOICE, .choices = tag_choices, .def = HDP_TAG_AUTO,
+	  .doc = "memory tagging: auto is mte where the CPU and kernel offer it, else soft" },
+	{ "tag_sample", HDP_PKEY_UINT, .min = 1, .max = HDP_TAG_SAMPLE_MAX, .def = 1,
+	  .doc = "tag the first allocation of each thread, then one in N; 1 tags every "
+		 "allocation" },
+	{ "tag_sample_min", HDP_PKEY_SIZE, .min = 0, .max = HDP_TAG_SAMPLE_MIN_MAX, .def = 0,
+	  .doc = "objects smaller than this are always tagged" },
+};
+
+static const struct hdp_protection_name tag_counters[] = {
+	{ "objs_tagged", "allocations given a fresh tag" },
+};
+
+static const struct hdp_protection_name tag_violations[] = {
+	{ "tag_mismatch", "an access through a pointer whose tag is not the memory's" },
+	{ "invalid_free", "a free through a stale handle: its tag is not the object's" },
+};
+
+static const struct hdp_protection tag_protection = {
+	.name = "tag",
+	.doc = "sampled memory tagging, soft or arm64 MTE (hardware tag-based KASAN)",
+	.keys = tag_keys,
+	.nkeys = HDP_ARRAY_SIZE(tag_keys),
+	.counters = tag_counters,
+	.ncounters = HDP_ARRAY_SIZE(tag_counters),
+	.violations = tag_violations,
+	.nviolations = HDP_ARRAY_SIZE(tag_violations),
+};
+
+static const struct hdp_builtin_field tag_fields[] = {
+	HDP_BUILTIN_FIELD(HDP_KEY_TAG, tag),
+	HDP_BUILTIN_FIELD(HDP_KEY_TAG_SAMPLE, tag_sample),
+	HDP_BUILTIN_FIELD(HDP_KEY_TAG_SAMPLE_MIN, tag_sample_min),
+};
+
+static unsigned tag_flags(const struct hdp_profile *p, uint32_t excluded, size_t obj_size)
+{
+	(void)excluded;
+	if (p->tag == HDP_TAG_OFF)
+		return 0;
+	/* The pool's objects all have one size: decide the always-tag once. */
+	return HDP_HF_TAG | (obj_size < p->tag_sample_min ? HDP_HF_TAG_ALWAYS : 0);
+}
+
+const struct hdp_builtin hdp_builtin_tag = {
+	.desc = &tag_protection,
+	.fields = tag_fields,
+	.flags = tag_flags,
+};

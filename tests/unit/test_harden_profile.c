@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 
 #include <hdp/profile.h>
+#include <hdp/protection.h>
 #include <hdp/tag.h>
 
 #include <errno.h>
@@ -109,7 +110,7 @@ Test(harden_profile, bad_strings_name_the_item_key_and_value)
 	expect_string_error("tag_sample_min=2M", "key 'tag_sample_min', value '2M'");
 	expect_string_error("bounds=maybe", "key 'bounds', value 'maybe': expected on or off");
 	expect_string_error("bounds_lookup=hash", "expected fast or tree");
-	expect_string_error("init_on_free=sometimes", "expected on, off or used");
+	expect_string_error("init_on_free=sometimes", "expected off, on or used");
 	expect_string_error("tag=always", "expected off, auto, mte or soft");
 	expect_string_error("on_violation=panic", "expected abort, drop or report");
 	expect_string_error("colour=blue", "key 'colour', value 'blue': unknown key");
@@ -274,6 +275,99 @@ Test(harden_profile, profiles_format_every_key)
 			 "init_check=on,init_check_sample=64,tag=auto,tag_sample=1,tag_sample_min=0,"
 			 "on_violation=abort,quarantine=off,quarantine_depth=256,redzone=off,"
 			 "redzone_bytes=64,shuffle=off");
+}
+
+/*
+ * The built-in protections describe their keys on the one interface:
+ * every value each table allows is taken, formats as itself, and lands in
+ * the named field of the profile; every key is in the listing.
+ */
+Test(harden_profile, builtin_keys_come_from_their_protections_tables)
+{
+	static const char *const names[] = { "bounds", "init", "tag" };
+	char listing[8192], buf[512], want[96], value[32];
+	unsigned nkeys = 0;
+	uint32_t claimed = 0;
+
+	cr_assert_eq(hdp_protection_builtin_count(), 3);
+	cr_assert_null(hdp_protection_builtin_get(3));
+	cr_assert_gt(hdp_profile_keys_describe(listing, sizeof(listing)), 0);
+	cr_assert_lt((size_t)hdp_profile_keys_describe(NULL, 0), sizeof(listing));
+	for (unsigned i = 0; i < 3; i++) {
+		const struct hdp_protection *bi = hdp_protection_builtin_get(i);
+
+		cr_assert_str_eq(bi->name, names[i]);
+		cr_assert_null(bi->on_alloc);
+		cr_assert_null(hdp_protection_find(bi->name), "%s is in the registry", bi->name);
+		/* Its violation kinds are catalogue kinds, each claimed once. */
+		for (unsigned v = 0; v < bi->nviolations; v++) {
+			unsigned kind = 0;
+
+			while (kind < HDP_V__COUNT &&
+			       strcmp(hdp_violation_name(kind), bi->violations[v].name))
+				kind++;
+			cr_assert_lt(kind, HDP_V__COUNT, "%s: no kind %s", bi->name,
+				     bi->violations[v].name);
+			cr_assert_not(claimed >> kind & 1, "%s claimed twice", bi->violations[v].name);
+			claimed |= 1u << kind;
+		}
+		for (unsigned k = 0; k < bi->nkeys; k++) {
+			const struct hdp_protection_key *key = &bi->keys[k];
+			unsigned nvalues = key->type == HDP_PKEY_BOOL ? 2 :
+					   key->type == HDP_PKEY_CHOICE ? 0 : 3;
+			struct hdp_profile p;
+			const char *why;
+
+			if (key->type == HDP_PKEY_CHOICE)
+				while (key->choices[nvalues])
+					nvalues++;
+			snprintf(want, sizeof(want), "\n%s ", key->name);
+			cr_assert(strstr(listing, want + 1) == listing || strstr(listing, want),
+				  "--list-keys lacks %s", key->name);
+			for (unsigned v = 0; v < nvalues; v++) {
+				if (key->type == HDP_PKEY_BOOL)
+					snprintf(value, sizeof(value), "%s", v ? "on" : "off");
+				else if (key->type == HDP_PKEY_CHOICE)
+					snprintf(value, sizeof(value), "%s", key->choices[v]);
+				else
+					snprintf(value, sizeof(value), "%u",
+						 v == 0 ? key->min : v == 1 ? key->def : key->max);
+				hdp_profile_defaults(&p);
+				cr_assert_eq(hdp_profile_set_key(&p, key->name, value, &why), 0,
+					     "%s=%s: %s", key->name, value, why);
+				hdp_profile_format(&p, buf, sizeof(buf));
+				snprintf(want, sizeof(want), "%s=%s,", key->name, value);
+				cr_assert(strstr(buf, want), "%s=%s formats as %s", key->name,
+					  value, buf);
+			}
+			nkeys++;
+		}
+	}
+	cr_assert_eq(nkeys, 9);
+}
+
+/* Where a choice begins with off, the booleans name its first two values. */
+Test(harden_profile, choices_that_begin_with_off_take_booleans)
+{
+	struct hdp_profile p;
+	const char *why;
+
+	hdp_profile_defaults(&p);
+	cr_assert_eq(hdp_profile_set_key(&p, "init_on_free", "0", &why), 0);
+	cr_assert_eq(p.init_on_free, HDP_INIT_FREE_OFF);
+	cr_assert_eq(hdp_profile_set_key(&p, "init_on_free", "yes", &why), 0);
+	cr_assert_eq(p.init_on_free, HDP_INIT_FREE_ON);
+	cr_assert_eq(hdp_profile_set_key(&p, "tag", "on", &why), 0);
+	cr_assert_eq(p.tag, HDP_TAG_AUTO);
+	cr_assert_eq(hdp_profile_set_key(&p, "tag", "false", &why), 0);
+	cr_assert_eq(p.tag, HDP_TAG_OFF);
+	cr_assert_eq(hdp_profile_set_key(&p, "bounds_lookup", "on", &why), -EINVAL);
+	cr_assert_str_eq(why, "expected fast or tree");
+	cr_assert_eq(hdp_profile_set_key(&p, "tag_sample_min", "2M", &why), -EINVAL);
+	cr_assert_str_eq(why, "expected a size in bytes from 0 to 1M (k and M suffixes allowed)");
+	cr_assert_eq(hdp_profile_set_key(&p, "tag_sample_min", "1M", &why), 0);
+	cr_assert_eq(p.tag_sample_min, 1u << 20);
+	cr_assert_eq(p.set, HDP_KEY_INIT_ON_FREE | HDP_KEY_TAG | HDP_KEY_TAG_SAMPLE_MIN);
 }
 
 #define DATA TEST_DATA_DIR "/"

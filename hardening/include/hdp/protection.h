@@ -212,6 +212,23 @@ unsigned hdp_protection_count_registered(void);
 const struct hdp_protection *hdp_protection_get(unsigned i);
 const struct hdp_protection *hdp_protection_find(const char *name);
 
+/*
+ * The built-in protections, bounds, init and tag, described the same way
+ * (keys, counters, violation kinds; no hooks, no cases: hdp calls theirs
+ * directly, and hdp-provoke's catalogue holds their cases). Their keys
+ * parse, refuse, format and document from these tables; they are not in
+ * the registry above, and take no bit of its mask.
+ */
+unsigned hdp_protection_builtin_count(void);
+const struct hdp_protection *hdp_protection_builtin_get(unsigned i);
+
+/*
+ * Every profile key, built-in and registered, two lines each: name,
+ * protection, default and the values it takes, then its documentation
+ * (hdp-fwd --list-keys). Returns as snprintf.
+ */
+int hdp_profile_keys_describe(char *buf, size_t len);
+
 /* Is registered protection @i on in @hp now? */
 bool hdp_protection_on(struct hdp_harden_pool *hp, unsigned i);
 
