@@ -11,6 +11,11 @@
 
 static const char *const init_free_choices[] = { "off", "on", "used", NULL };
 
+const char *hdp_init_free_name(enum hdp_init_free v)
+{
+	return (unsigned)v < HDP_ARRAY_SIZE(init_free_choices) - 1 ? init_free_choices[v] : "?";
+}
+
 static const struct hdp_protection_key init_keys[] = {
 	{ "init_on_alloc", HDP_PKEY_BOOL, .def = 0,
 	  .doc = "zero objects when they are allocated (skipped when init_on_free already did)" },

@@ -20,27 +20,6 @@ void hdp_profile_defaults(struct hdp_profile *p)
 	hdp_prot_defaults(p);
 }
 
-const char *hdp_init_free_name(enum hdp_init_free v)
-{
-	switch (v) {
-	case HDP_INIT_FREE_OFF:  return "off";
-	case HDP_INIT_FREE_ON:   return "on";
-	case HDP_INIT_FREE_USED: return "used";
-	}
-	return "?";
-}
-
-const char *hdp_tag_mode_name(enum hdp_tag_mode v)
-{
-	switch (v) {
-	case HDP_TAG_OFF:  return "off";
-	case HDP_TAG_AUTO: return "auto";
-	case HDP_TAG_MTE:  return "mte";
-	case HDP_TAG_SOFT: return "soft";
-	}
-	return "?";
-}
-
 /*
  * on_violation is the pool's, not a protection's; every other built-in key
  * is in the table of its protection (bounds.c, init.c, tag.c).

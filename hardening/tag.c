@@ -49,6 +49,11 @@ bool hdp_tag_mte_available(void)
 /* tag on the one interface (builtin_internal.h): its keys, counters and kinds. */
 static const char *const tag_choices[] = { "off", "auto", "mte", "soft", NULL };
 
+const char *hdp_tag_mode_name(enum hdp_tag_mode v)
+{
+	return (unsigned)v < HDP_ARRAY_SIZE(tag_choices) - 1 ? tag_choices[v] : "?";
+}
+
 static const struct hdp_protection_key tag_keys[] = {
 	{ "tag", HDP_PKEY_CHOICE, .choices = tag_choices, .def = HDP_TAG_AUTO,
 	  .doc = "memory tagging: auto is mte where the CPU and kernel offer it, else soft" },
