@@ -144,8 +144,6 @@ int hdp_dpdk_pool_protections(const struct rte_mempool *mp, int json, char *buf,
 
 	if (!pd)
 		return -ENOENT;
-	if (len)
-		buf[0] = '\0';
 	if (!pd->hp_ready)
 		return json ? (hdp_strbuf_printf(&o, "\"protections\":{}"), 0) : 0;
 	gather(pd, &hs);

@@ -51,6 +51,7 @@ struct hdp_builtin {
 extern const struct hdp_builtin hdp_builtin_bounds;	/* bounds.c */
 extern const struct hdp_builtin hdp_builtin_init;	/* zero.c */
 extern const struct hdp_builtin hdp_builtin_tag;	/* tag.c */
+extern const struct hdp_builtin hdp_builtin_pool;	/* on_violation: builtin.c */
 
 /* In the order their keys are formatted: bounds, init, tag. */
 #define HDP_BUILTINS 3
@@ -59,7 +60,10 @@ extern const struct hdp_builtin *const hdp_builtins[HDP_BUILTINS];
 uint32_t hdp_builtin_value(const struct hdp_profile *p, const struct hdp_builtin_field *f);
 void hdp_builtin_store(struct hdp_profile *p, const struct hdp_builtin_field *f, uint32_t v);
 
-/* The built-in key called @name: its protection, and its index there; or NULL. */
+/*
+ * The rest covers every key with a field, the pool's on_violation too.
+ * The built-in key called @name: its protection, and its index there; or NULL.
+ */
 const struct hdp_builtin *hdp_builtin_key_find(const char *name, unsigned *k);
 
 /* Every built-in key at its default (the "set" bits untouched). */
@@ -67,6 +71,10 @@ void hdp_builtin_defaults(struct hdp_profile *p);
 
 /* Copy the built-in keys @in sets into @out. */
 void hdp_builtin_apply(struct hdp_profile *out, const struct hdp_profile *in);
+
+/* "key=value,..." for every built-in key, in profile order. */
+struct hdp_strbuf;
+void hdp_builtin_format(struct hdp_strbuf *o, const struct hdp_profile *p);
 
 /* The flags of every built-in protection (see flags() above). */
 unsigned hdp_builtin_flags(const struct hdp_profile *p, uint32_t excluded, size_t obj_size);

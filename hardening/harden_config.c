@@ -265,8 +265,6 @@ int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
 static void apply(struct hdp_profile *out, const struct hdp_profile *in)
 {
 	hdp_builtin_apply(out, in);
-	if (in->set & HDP_KEY_ON_VIOLATION)
-		out->on_violation = in->on_violation;
 	out->set |= in->set;
 	/* The registered protections' keys, one bit each. */
 	for (uint32_t m = in->pset; m; m &= m - 1)

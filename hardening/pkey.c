@@ -160,31 +160,41 @@ static const char *choice_name(const struct hdp_protection_key *k, uint32_t v)
 	return "?";
 }
 
-void hdp_pkey_format(struct hdp_strbuf *o, const struct hdp_protection_key *k, uint32_t v)
+/* @v as the key's text: sizes in decimal for profiles (@human: 1M, 64k). */
+static void value_text(struct hdp_strbuf *o, const struct hdp_protection_key *k, uint32_t v,
+		       bool human)
 {
 	if (k->type == HDP_PKEY_BOOL)
-		hdp_strbuf_printf(o, "%s=%s", k->name, v ? "on" : "off");
+		hdp_strbuf_printf(o, "%s", v ? "on" : "off");
 	else if (k->type == HDP_PKEY_CHOICE)
-		hdp_strbuf_printf(o, "%s=%s", k->name, choice_name(k, v));
+		hdp_strbuf_printf(o, "%s", choice_name(k, v));
+	else if (k->type == HDP_PKEY_SIZE && human)
+		size_text(o, v);
 	else
-		hdp_strbuf_printf(o, "%s=%u", k->name, v);
+		hdp_strbuf_printf(o, "%u", v);
+}
+
+void hdp_pkey_format(struct hdp_strbuf *o, const struct hdp_protection_key *k, uint32_t v)
+{
+	hdp_strbuf_printf(o, "%s=", k->name);
+	value_text(o, k, v, false);
+}
+
+void hdp_pkey_describe_line(struct hdp_strbuf *o, const char *name, const char *protection,
+			    const char *def, const char *values, const char *doc)
+{
+	hdp_strbuf_printf(o, "%-18s %-11s default %s; %s\n%-31s%s\n", name, protection, def,
+			  values, "", doc ? doc : "");
 }
 
 void hdp_pkey_describe(struct hdp_strbuf *o, const char *protection,
 		       const struct hdp_protection_key *k)
 {
-	hdp_strbuf_printf(o, "%-18s %-11s ", k->name, protection);
-	if (k->type == HDP_PKEY_BOOL)
-		hdp_strbuf_printf(o, "default %s; ", k->def ? "on" : "off");
-	else if (k->type == HDP_PKEY_CHOICE)
-		hdp_strbuf_printf(o, "default %s; ", choice_name(k, k->def));
-	else if (k->type == HDP_PKEY_SIZE) {
-		hdp_strbuf_printf(o, "default ");
-		size_text(o, k->def);
-		hdp_strbuf_printf(o, "; ");
-	} else {
-		hdp_strbuf_printf(o, "default %u; ", k->def);
-	}
-	values_text(o, k);
-	hdp_strbuf_printf(o, "\n%-31s%s\n", "", k->doc ? k->doc : "");
+	char def[32], values[160];
+	struct hdp_strbuf d = hdp_strbuf_init(def, sizeof(def));
+	struct hdp_strbuf v = hdp_strbuf_init(values, sizeof(values));
+
+	value_text(&d, k, k->def, true);
+	values_text(&v, k);
+	hdp_pkey_describe_line(o, k->name, protection, def, values, k->doc);
 }

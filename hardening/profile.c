@@ -12,35 +12,20 @@
 
 void hdp_profile_defaults(struct hdp_profile *p)
 {
-	*p = (struct hdp_profile){
-		.set = 0,
-		.on_violation = HDP_POLICY_ABORT,
-	};
+	*p = (struct hdp_profile){ .set = 0 };
 	hdp_builtin_defaults(p);
 	hdp_prot_defaults(p);
 }
 
-/*
- * on_violation is the pool's, not a protection's; every other built-in key
- * is in the table of its protection (bounds.c, init.c, tag.c).
- */
+/* Every built-in key is in its protection's table (bounds.c, init.c, tag.c; on_violation: builtin.c). */
 int hdp_profile_set_builtin_key(struct hdp_profile *p, const char *key,
 				const char *value, const char **why)
 {
-	const struct hdp_builtin *bi;
 	unsigned k;
+	const struct hdp_builtin *bi = hdp_builtin_key_find(key, &k);
 	uint32_t v;
 
 	*why = NULL;
-	if (strcmp(key, "on_violation") == 0) {
-		if (hdp_policy_parse(value, &p->on_violation)) {
-			*why = "expected abort, drop or report";
-			return -EINVAL;
-		}
-		p->set |= HDP_KEY_ON_VIOLATION;
-		return 0;
-	}
-	bi = hdp_builtin_key_find(key, &k);
 	if (!bi) {
 		*why = "unknown key";
 		return -ENOENT;
@@ -69,18 +54,8 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len)
 {
 	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
-	const char *sep = "";
 
-	for (unsigned i = 0; i < HDP_BUILTINS; i++) {
-		const struct hdp_builtin *bi = hdp_builtins[i];
-
-		for (unsigned k = 0; k < bi->desc->nkeys; k++) {
-			hdp_strbuf_printf(&o, "%s", sep);
-			hdp_pkey_format(&o, &bi->desc->keys[k], hdp_builtin_value(p, &bi->fields[k]));
-			sep = ",";
-		}
-	}
-	hdp_strbuf_printf(&o, ",on_violation=%s", hdp_policy_name(p->on_violation));
+	hdp_builtin_format(&o, p);
 	hdp_prot_format(p, &o);
 	return (int)o.used;
 }
@@ -170,14 +145,6 @@ bool hdp_glob_match(const char *pat, const char *name)
 	return *pat == '\0';
 }
 
-/* The pool's own keys: not a protection's, documented here. */
-static const char *const policy_choices[] = { "abort", "drop", "report", NULL };
-static const struct hdp_protection_key pool_keys[] = {
-	{ "on_violation", HDP_PKEY_CHOICE, .choices = policy_choices, .def = HDP_POLICY_ABORT,
-	  .doc = "what a violation does: abort, or drop what carried it, or report it and "
-		 "carry on (both counted)" },
-};
-
 int hdp_profile_keys_describe(char *buf, size_t len)
 {
 	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
@@ -187,12 +154,13 @@ int hdp_profile_keys_describe(char *buf, size_t len)
 		for (unsigned k = 0; k < hdp_builtins[i]->desc->nkeys; k++)
 			hdp_pkey_describe(&o, hdp_builtins[i]->desc->name,
 					  &hdp_builtins[i]->desc->keys[k]);
-	hdp_strbuf_printf(&o, "%-18s %-11s default default; default, none, or pool names and "
-			  "globs, comma-separated\n%-31s%s\n", "init_exclude", "init", "",
-			  "pools that are not zeroed: one list for all pools; none drops the "
-			  "built-in exclusions");
-	for (unsigned k = 0; k < HDP_ARRAY_SIZE(pool_keys); k++)
-		hdp_pkey_describe(&o, "pool", &pool_keys[k]);
+	/* A list, which no key type holds: its line by hand, in the same layout. */
+	hdp_pkey_describe_line(&o, "init_exclude", "init", "default",
+			       "default, none, or pool names and globs, comma-separated",
+			       "pools that are not zeroed: one list for all pools; none drops "
+			       "the built-in exclusions");
+	for (unsigned k = 0; k < hdp_builtin_pool.desc->nkeys; k++)
+		hdp_pkey_describe(&o, hdp_builtin_pool.desc->name, &hdp_builtin_pool.desc->keys[k]);
 	for (unsigned i = 0; i < r->n; i++)
 		for (unsigned k = 0; k < r->info[i].p->nkeys; k++)
 			hdp_pkey_describe(&o, r->info[i].p->name, &r->info[i].p->keys[k]);

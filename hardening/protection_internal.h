@@ -100,5 +100,8 @@ const char *hdp_pkey_expected(const struct hdp_protection_key *k);
 void hdp_pkey_format(struct hdp_strbuf *o, const struct hdp_protection_key *k, uint32_t v);
 void hdp_pkey_describe(struct hdp_strbuf *o, const char *protection,
 		       const struct hdp_protection_key *k);
+/* The description's two lines, for a key no table holds (init_exclude). */
+void hdp_pkey_describe_line(struct hdp_strbuf *o, const char *name, const char *protection,
+			    const char *def, const char *values, const char *doc);
 
 #endif /* HDP_HARDENING_PROTECTION_INTERNAL_H */
