@@ -9,6 +9,7 @@
 #include "fwd_internal.h"
 
 #include <hdp/harden.h>
+#include <hdp/protection.h>
 #include <hdp/strbuf.h>
 
 #include <errno.h>
@@ -140,6 +141,43 @@ static void per_pool(struct hdp_strbuf *o, const struct pool_list *l, const char
 
 #define AT(field) offsetof(struct hdp_pool_stats, field)
 
+/*
+ * The registered protections (quarantine, redzone, shuffle, ...): whether
+ * each is on in each pool, and its counters, labelled by the names its
+ * description gives, so a new protection reaches the metrics unasked.
+ */
+static void protections(struct hdp_strbuf *o, const struct pool_list *l)
+{
+	unsigned n = hdp_protection_count_registered();
+
+	hdp_prom_family(o, "hdp_pool_protection_on", "gauge",
+	       "A registered protection on (1) or off (0) in a pool (docs/HARDENING.md).");
+	for (unsigned i = 0; i < l->n; i++)
+		for (unsigned p = 0; p < n; p++)
+			hdp_strbuf_printf(o, "hdp_pool_protection_on{pool=\"%s\",protection=\"%s\"} %u\n",
+					  l->st[i].name, hdp_protection_get(p)->name,
+					  l->st[i].harden.protections >> p & 1);
+	hdp_prom_family(o, "hdp_pool_protection_events_total", "counter",
+	       "A registered protection's counters, by protection and counter name.");
+	for (unsigned i = 0; i < l->n; i++) {
+		unsigned base = 0;
+
+		/* Their counters follow one another in registry order. */
+		for (unsigned p = 0; p < n; p++) {
+			const struct hdp_protection *prot = hdp_protection_get(p);
+
+			for (unsigned c = 0; c < prot->ncounters; c++)
+				hdp_strbuf_printf(o, "hdp_pool_protection_events_total{pool=\"%s\","
+						  "protection=\"%s\",counter=\"%s\"} %llu\n",
+						  l->st[i].name, prot->name, prot->counters[c].name,
+						  U(l->st[i].harden.prot_counters[base + c]));
+			base += prot->ncounters;
+		}
+	}
+	per_pool(o, l, "hdp_pool_held_objects", "gauge",
+		 "Freed objects a protection holds back now (a quarantine).", AT(harden.held));
+}
+
 static void pools(struct hdp_strbuf *o)
 {
 	static struct pool_list l;
@@ -185,6 +223,7 @@ static void pools(struct hdp_strbuf *o)
 					  l.st[i].name,
 					  hdp_violation_name((enum hdp_violation_kind)k),
 					  U(l.st[i].harden.violations[k]));
+	protections(o, &l);
 }
 
 int hdp_fwd_stats_prometheus(struct hdp_fwd *f, char *buf, size_t len)
