@@ -176,6 +176,9 @@ static void protections(struct hdp_strbuf *o, const struct pool_list *l)
 	}
 	per_pool(o, l, "hdp_pool_held_objects", "gauge",
 		 "Freed objects a protection holds back now (a quarantine).", AT(harden.held));
+	per_pool(o, l, "hdp_pool_held_cut_short_total", "counter",
+		 "Held objects handed out early: an allocation found nothing else.",
+		 AT(held_cut_short));
 }
 
 static void pools(struct hdp_strbuf *o)

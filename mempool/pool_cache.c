@@ -13,6 +13,7 @@
 #include <hdp/log.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,20 +28,45 @@ static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
 /*
- * What protections hold for this cache's thread (a quarantine) back onto
- * the stack; pool->lock held.
+ * Up to @max of what protections hold for this cache's thread (a
+ * quarantine), oldest first, back onto the stack; pool->lock held.
+ * Returns how many went back; @refused, how many the stack refused.
  */
-static unsigned drain_held_locked(struct hdp_pool *pool, struct pool_cache *c)
+static unsigned drain_held_locked(struct hdp_pool *pool, struct pool_cache *c, unsigned max,
+				  unsigned *refused)
 {
 	void *held[64];
-	unsigned k, refused = 0;
+	unsigned k, got = 0, bad;
 
-	while (c->hts.holding && (k = hdp_harden_drain(&pool->hp, &c->hts, held, 64)) > 0) {
+	while (got < max && c->hts.holding &&
+	       (k = hdp_harden_drain(&pool->hp, &c->hts, held,
+				     max - got < 64 ? max - got : 64)) > 0) {
 		/* Freed long ago; they count as frees as they reach the pool. */
 		hdp_counter_add(&c->stats.frees, k);
-		refused += pool_stack_push(pool, held, k);
+		bad = pool_stack_push(pool, held, k);
+		*refused += bad;
+		got += k - bad;
 	}
-	return refused;
+	return got;
+}
+
+/*
+ * The cache and the shared stack cannot serve @n, but this thread holds
+ * freed objects back (a quarantine deeper than what is left: a small pool,
+ * many workers, one of them busy): hand out the oldest early rather than
+ * fail, or stall a forwarder whose next frees wait on this allocation, as
+ * the DPDK driver's reuse queues cut their wait short. Counted;
+ * pool->lock held.
+ */
+static void cut_wait_short_locked(struct hdp_pool *pool, struct pool_cache *c,
+				  unsigned have, unsigned n)
+{
+	unsigned refused = 0, got;
+
+	if (hdp_likely(have >= n || !c->hts.holding))
+		return;
+	got = drain_held_locked(pool, c, n - have, &refused);
+	hdp_counter_add(&c->stats.held_cut_short, got);
 }
 
 /* Everything a cache has, cached or held, back onto the stack; pool->lock held. */
@@ -49,7 +75,8 @@ static unsigned empty_cache_locked(struct hdp_pool *pool, struct pool_cache *c)
 	unsigned refused = pool_stack_push(pool, c->objs, c->len);
 
 	c->len = 0;
-	return refused + drain_held_locked(pool, c);
+	drain_held_locked(pool, c, UINT_MAX, &refused);
+	return refused;
 }
 
 /* Fold a cache into its pool and unlink it; pool->lock held. */
@@ -61,6 +88,8 @@ static void cache_retire_locked(struct hdp_pool *pool, struct pool_cache *c)
 	hdp_counter_add(&pool->retired.alloc_fails, hdp_counter_read(&c->stats.alloc_fails));
 	hdp_counter_add(&pool->retired.cache_hits, hdp_counter_read(&c->stats.cache_hits));
 	hdp_counter_add(&pool->retired.cache_misses, hdp_counter_read(&c->stats.cache_misses));
+	hdp_counter_add(&pool->retired.held_cut_short,
+			hdp_counter_read(&c->stats.held_cut_short));
 	hdp_harden_tls_retire(&pool->hp, &c->hts);
 	*c->pprev = c->next;
 	if (c->next)
@@ -222,6 +251,7 @@ HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c,
 	pthread_mutex_lock(&pool->lock);
 	if (n <= c->cap) {
 		/* Refill, then serve from the cache. */
+		cut_wait_short_locked(pool, c, c->len + pool->free_len, n);
 		refill_locked(pool, c, n);
 		pthread_mutex_unlock(&pool->lock);
 		if (c->len >= n || !bulk) {
@@ -232,6 +262,7 @@ HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c,
 		}
 	} else {
 		/* Larger than any cache: straight from the stack, cache first. */
+		cut_wait_short_locked(pool, c, c->len + pool->free_len, n);
 		if (!bulk || c->len + pool->free_len >= n) {
 			out = c->len < n ? c->len : n;
 			c->len -= out;

@@ -23,6 +23,7 @@ struct pool_counters {
 	pool_counter_t alloc_fails;
 	pool_counter_t cache_hits;
 	pool_counter_t cache_misses;
+	pool_counter_t held_cut_short;	/* held objects handed out early: nothing else left */
 };
 
 /* One thread's cache for one pool. Only its thread touches objs and len. */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 struct totals {
-	uint64_t allocs, frees, alloc_fails, cache_hits, cache_misses;
+	uint64_t allocs, frees, alloc_fails, cache_hits, cache_misses, held_cut_short;
 };
 
 static void add_counters(struct totals *t, struct pool_counters *c)
@@ -19,6 +19,7 @@ static void add_counters(struct totals *t, struct pool_counters *c)
 	t->alloc_fails += hdp_counter_read(&c->alloc_fails);
 	t->cache_hits += hdp_counter_read(&c->cache_hits);
 	t->cache_misses += hdp_counter_read(&c->cache_misses);
+	t->held_cut_short += hdp_counter_read(&c->held_cut_short);
 }
 
 void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
@@ -50,6 +51,7 @@ void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 	out->alloc_fails = t.alloc_fails;
 	out->cache_hits = t.cache_hits;
 	out->cache_misses = t.cache_misses;
+	out->held_cut_short = t.held_cut_short;
 	hdp_harden_stats_get(&pool->hp, &live, &out->harden);
 	/* Frees count when objects reach a cache; held ones were freed too. */
 	out->held = out->harden.held;
@@ -95,7 +97,7 @@ int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 	/* Pool names are [A-Za-z0-9_-]: nothing to escape. */
 	hdp_strbuf_printf(&o, "{\"name\":\"%s\",\"obj_count\":%llu,\"obj_size\":%llu,"
 		"\"obj_stride\":%llu,\"in_use\":%llu,\"free_shared\":%llu,"
-		"\"free_cached\":%llu,\"held\":%llu,\"allocs\":%llu,\"frees\":%llu,"
+		"\"free_cached\":%llu,\"held\":%llu,\"held_cut_short\":%llu,\"allocs\":%llu,\"frees\":%llu,"
 		"\"alloc_fails\":%llu,\"cache_hits\":%llu,\"cache_misses\":%llu,"
 		"\"caches\":%llu,\"region_bytes\":%llu,\"page_size\":%llu,"
 		"\"pages\":%llu,\"huge\":%s,\"fallback\":%s,\"mem\":\"%s\","
@@ -107,7 +109,7 @@ int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 		"\"changed_at\":%lld,",
 	    st->name, U(st->obj_count), U(st->obj_size), U(st->obj_stride),
 	    U(st->in_use), U(st->free_shared), U(st->free_cached), U(st->held),
-	    U(st->allocs), U(st->frees), U(st->alloc_fails),
+	    U(st->held_cut_short), U(st->allocs), U(st->frees), U(st->alloc_fails),
 	    U(st->cache_hits), U(st->cache_misses), U(st->caches),
 	    U(st->region_bytes), U(st->page_size), U(st->pages),
 	    st->huge ? "true" : "false", st->fallback ? "true" : "false",
@@ -144,9 +146,9 @@ int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len)
 	    st->name, U(st->obj_count), U(st->obj_size), U(st->obj_stride),
 	    U(st->pages), hdp_mem_kind_name(st->mem), U(st->page_size >> 10),
 	    st->fallback ? " (fallback: no hugepages were free)" : "");
-	hdp_strbuf_printf(&o, "  in use %llu, free %llu shared + %llu cached + %llu held, "
-	    "%llu thread caches\n", U(st->in_use), U(st->free_shared), U(st->free_cached),
-	    U(st->held), U(st->caches));
+	hdp_strbuf_printf(&o, "  in use %llu, free %llu shared + %llu cached + %llu held "
+	    "(%llu handed out early), %llu thread caches\n", U(st->in_use), U(st->free_shared),
+	    U(st->free_cached), U(st->held), U(st->held_cut_short), U(st->caches));
 	hdp_strbuf_printf(&o, "  allocs %llu, frees %llu, alloc fails %llu, cache hits %llu, misses %llu\n",
 	    U(st->allocs), U(st->frees), U(st->alloc_fails), U(st->cache_hits),
 	    U(st->cache_misses));

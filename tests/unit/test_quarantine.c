@@ -126,6 +126,50 @@ Test(quarantine, a_smaller_depth_or_off_empties_it_at_run_time)
 	hdp_pool_destroy(pool);
 }
 
+/*
+ * A pool with nothing left but what this thread holds: the allocation gets
+ * the oldest held objects early (counted) instead of failing; a forwarder
+ * whose frees wait on its allocations would otherwise stall for good.
+ */
+Test(quarantine, an_allocation_with_nothing_else_left_cuts_the_wait_short)
+{
+	struct hdp_pool *pool = pool_with("quarantine=on,quarantine_depth=32");
+	void *all[COUNT], *first;
+	struct hdp_pool_stats st;
+
+	cr_assert_eq(hdp_pool_alloc_bulk(pool, all, COUNT), 0);
+	first = hdp_untag(all[0]);
+	cr_assert_eq(hdp_pool_free_burst(pool, all, COUNT), COUNT);
+	st = stats(pool);
+	cr_assert_eq(st.held, 32);
+	cr_assert_eq(st.held_cut_short, 0);
+
+	/* 32 free in the cache and the stack, 32 held: all 64 can still be had. */
+	cr_assert_eq(hdp_pool_alloc_bulk(pool, all, COUNT), 0);
+	st = stats(pool);
+	cr_assert_eq(st.in_use, COUNT);
+	cr_assert_eq(st.held, 0);
+	cr_assert_eq(st.held_cut_short, 32);
+	/* The oldest held object, the first freed, was among them. */
+	bool seen = false;
+
+	for (unsigned i = 0; i < COUNT; i++)
+		seen |= hdp_untag(all[i]) == first;
+	cr_assert(seen);
+	cr_assert_eq(hdp_pool_free_burst(pool, all, COUNT), COUNT);
+
+	/* One at a time, as a forwarder refills: never a failure. */
+	for (unsigned round = 0; round < 4; round++) {
+		for (unsigned i = 0; i < COUNT; i++)
+			cr_assert_not_null(all[i] = hdp_pool_alloc(pool), "allocation %u", i);
+		for (unsigned i = 0; i < COUNT; i++)
+			hdp_pool_free(pool, all[i]);
+	}
+	st = stats(pool);
+	cr_assert_eq(st.alloc_fails, 0);
+	hdp_pool_destroy(pool);
+}
+
 Test(quarantine, refuses_a_depth_over_half_the_pool)
 {
 	struct hdp_pool *pool = pool_with("quarantine=off");

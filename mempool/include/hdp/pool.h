@@ -236,6 +236,7 @@ struct hdp_pool_stats {
 	uint64_t free_shared;	/* in the shared stack */
 	uint64_t free_cached;	/* in thread caches */
 	uint64_t held;		/* freed, kept a while by a protection (quarantine) */
+	uint64_t held_cut_short;	/* held ones handed out early: nothing else was left */
 	uint64_t allocs;
 	uint64_t frees;
 	uint64_t alloc_fails;	/* calls that got fewer objects than asked */
