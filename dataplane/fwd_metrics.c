@@ -159,10 +159,7 @@ static void protections(struct hdp_strbuf *o, const struct pool_list *l)
 					  l->st[i].harden.protections >> p & 1);
 	hdp_prom_family(o, "hdp_pool_protection_events_total", "counter",
 	       "A registered protection's counters, by protection and counter name.");
-	for (unsigned i = 0; i < l->n; i++) {
-		unsigned base = 0;
-
-		/* Their counters follow one another in registry order. */
+	for (unsigned i = 0; i < l->n; i++)
 		for (unsigned p = 0; p < n; p++) {
 			const struct hdp_protection *prot = hdp_protection_get(p);
 
@@ -170,10 +167,8 @@ static void protections(struct hdp_strbuf *o, const struct pool_list *l)
 				hdp_strbuf_printf(o, "hdp_pool_protection_events_total{pool=\"%s\","
 						  "protection=\"%s\",counter=\"%s\"} %llu\n",
 						  l->st[i].name, prot->name, prot->counters[c].name,
-						  U(l->st[i].harden.prot_counters[base + c]));
-			base += prot->ncounters;
+						  U(hdp_protection_counter(&l->st[i].harden, p, c)));
 		}
-	}
 	per_pool(o, l, "hdp_pool_held_objects", "gauge",
 		 "Freed objects a protection holds back now (a quarantine).", AT(harden.held));
 	per_pool(o, l, "hdp_pool_held_cut_short_total", "counter",

@@ -4,6 +4,15 @@
 
 #include <hdp/strbuf.h>
 
+uint64_t hdp_protection_counter(const struct hdp_harden_stats *h, unsigned i, unsigned c)
+{
+	const struct hdp_prot_registry *r = hdp_prot_registry();
+
+	if (i >= r->n || c >= r->info[i].p->ncounters)
+		return 0;
+	return h->prot_counters[r->info[i].counter_base + c];
+}
+
 void hdp_protection_stats_json(struct hdp_strbuf *o, const struct hdp_harden_stats *h)
 {
 	const struct hdp_prot_registry *r = hdp_prot_registry();

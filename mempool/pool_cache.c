@@ -58,10 +58,9 @@ static unsigned drain_held_locked(struct hdp_pool *pool, struct pool_cache *c, u
  * the DPDK driver's reuse queues cut their wait short. Counted;
  * pool->lock held.
  */
-static void cut_wait_short_locked(struct hdp_pool *pool, struct pool_cache *c,
-				  unsigned have, unsigned n)
+static void cut_wait_short_locked(struct hdp_pool *pool, struct pool_cache *c, unsigned n)
 {
-	unsigned refused = 0, got;
+	unsigned have = c->len + pool->free_len, refused = 0, got;
 
 	if (hdp_likely(have >= n || !c->hts.holding))
 		return;
@@ -251,7 +250,7 @@ HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c,
 	pthread_mutex_lock(&pool->lock);
 	if (n <= c->cap) {
 		/* Refill, then serve from the cache. */
-		cut_wait_short_locked(pool, c, c->len + pool->free_len, n);
+		cut_wait_short_locked(pool, c, n);
 		refill_locked(pool, c, n);
 		pthread_mutex_unlock(&pool->lock);
 		if (c->len >= n || !bulk) {
@@ -262,7 +261,7 @@ HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c,
 		}
 	} else {
 		/* Larger than any cache: straight from the stack, cache first. */
-		cut_wait_short_locked(pool, c, c->len + pool->free_len, n);
+		cut_wait_short_locked(pool, c, n);
 		if (!bulk || c->len + pool->free_len >= n) {
 			out = c->len < n ? c->len : n;
 			c->len -= out;

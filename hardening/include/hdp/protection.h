@@ -229,6 +229,9 @@ const struct hdp_protection *hdp_protection_builtin_get(unsigned i);
  */
 int hdp_profile_keys_describe(char *buf, size_t len);
 
+/* Counter @c of registered protection @i, from a pool's stats. */
+uint64_t hdp_protection_counter(const struct hdp_harden_stats *h, unsigned i, unsigned c);
+
 /* Is registered protection @i on in @hp now? */
 bool hdp_protection_on(struct hdp_harden_pool *hp, unsigned i);
 
