@@ -170,7 +170,8 @@ static void usage(FILE *f)
 		"compare only:\n"
 		"  --profile          perf on the contender's core: CPU per packet by stage\n"
 		"  --placement P      same (default: ingress NAPI on the contender's core) or split\n"
-		"  --contenders LIST  e.g. hdp-off,hdp-default,hdp-default-busy,kernel-socket\n"
+		"  --contenders LIST  e.g. hdp-off,hdp-default,hdp-default-busy,kernel-socket;\n"
+		"                     hdp-PROFILE+KEY=VALUE+... a variant, ini:PATH a config file\n"
 		"  --seconds S        measuring window per trial (default 4)\n");
 }
 
