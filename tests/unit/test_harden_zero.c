@@ -141,6 +141,51 @@ Test(harden_zero, a_write_after_free_is_found_at_the_next_allocation)
 	hdp_pool_destroy(pool);
 }
 
+/*
+ * The whole check at allocation finds a stray byte wherever it is, in the
+ * vector rounds, the 64-byte round after them and every kind of tail
+ * (sizes 2048, 300 and 200 cover them all), and names its offset.
+ */
+Test(harden_zero, a_stray_byte_is_found_at_every_offset_and_named)
+{
+	static const size_t sizes[] = { 2048, 300, 200 };
+	static const size_t named[] = { 0, 127, 128, 191, 255, 287, 299 };
+	char needle[48];
+
+	for (unsigned s = 0; s < HDP_ARRAY_SIZE(sizes); s++) {
+		struct hdp_pool *pool = hardened_pool("stray", sizes[s], 1, HDP_POOL_F_NO_CACHE,
+			"init_on_free=on,init_check=on,init_check_sample=1,tag=off,on_violation=drop");
+		unsigned long long seen = 0;
+
+		for (size_t k = 0; k < sizes[s]; k++) {
+			unsigned char *obj = must_alloc(pool);
+
+			hdp_pool_free(pool, obj);
+			obj[k] = 0x80;	/* the bug */
+			cr_assert_eq(must_alloc(pool), obj);
+			cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), ++seen,
+				     "size %zu: the byte at %zu went unseen", sizes[s], k);
+			cr_assert_eq(nonzero_bytes(obj, sizes[s]), 0);
+			hdp_pool_free(pool, obj);
+		}
+		hdp_pool_destroy(pool);
+	}
+	/* Reported, under report: the offset of the byte, not of its round. */
+	struct hdp_pool *pool = hardened_pool("stray", 300, 1, HDP_POOL_F_NO_CACHE,
+		"init_on_free=on,init_check=on,init_check_sample=1,tag=off,on_violation=report");
+
+	for (unsigned i = 0; i < HDP_ARRAY_SIZE(named); i++) {
+		unsigned char *obj = must_alloc(pool);
+
+		hdp_pool_free(pool, obj);
+		obj[named[i]] = 1;
+		hdp_pool_free(pool, must_alloc(pool));
+		snprintf(needle, sizeof(needle), "first at byte %zu\n", named[i]);
+		cr_assert(log_contains(needle), "%s not in:\n%s", needle, captured_logs());
+	}
+	hdp_pool_destroy(pool);
+}
+
 Test(harden_zero, write_after_free_aborts_by_default, .signal = SIGABRT)
 {
 	struct hdp_pool *pool = hardened_pool("uaf", 256, 1, 0, "tag=off");
