@@ -4,8 +4,9 @@
  * hardened usercopy's check_object_size(), in the kernel's order: a zero
  * length passes; NULL and wrapping ranges are violations; the range must
  * lie inside one registered region, that region must be the pool's, and
- * the range must stay inside one object. Then, if the pool is tagged, the
- * pointer's tag must match every object it touches.
+ * the range must stay inside one object (tag.c checks the pointer's tag
+ * after this, dispatch.c runs both). And the check of a descriptor's
+ * address and length, which is bounds' own call.
  */
 #include "harden_internal.h"
 #include "protection_internal.h"
@@ -17,8 +18,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-
-#define NULL_ZONE 4096	/* like ZERO_OR_NULL_PTR: the first page is never valid */
 
 static int fail(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
 		const void *addr, size_t n, const char *detail)
@@ -53,7 +52,7 @@ static int check_bounds(struct hdp_harden_pool *hp, uint64_t w, const void *p,
 	const struct hdp_region *r;
 	uintptr_t off;
 
-	if (hdp_unlikely(u < NULL_ZONE))
+	if (hdp_unlikely(u < HDP_NULL_ZONE))
 		return fail(hp, HDP_V_BOUNDS_NULL, p, n, NULL);
 	if (hdp_unlikely(u + n < u || (u + n - 1) >> HDP_TAG_SHIFT))
 		return fail(hp, HDP_V_BOUNDS_WRAP, p, n, NULL);
@@ -76,89 +75,16 @@ static int check_bounds(struct hdp_harden_pool *hp, uint64_t w, const void *p,
 	return 0;
 }
 
-HDP_COLD static int tag_fail(struct hdp_harden_pool *hp, const void *p,
-			     uintptr_t at, size_t n, unsigned mtag)
+/* bounds' copy hook: the range must be inside one object of this pool. */
+int hdp_bounds_on_copy(const struct hdp_protection_burst *pb, const void *p, size_t n,
+		       bool into_pool)
 {
-	char detail[96];
+	const struct hdp_core_burst *cb = hdp_core_burst_of(pb);
 
-	snprintf(detail, sizeof(detail), "pointer tag %u, memory tag %u at byte %zu of the access",
-		 hdp_tag_of(p), mtag, (size_t)(at - (uintptr_t)hdp_untag(p)));
-	return fail(hp, HDP_V_TAG_MISMATCH, p, n, detail);
-}
-
-/* Every object [p, p + n) touches must carry the pointer's tag. */
-static int check_tags(struct hdp_harden_pool *hp, const void *p,
-		      size_t n)
-{
-	uintptr_t u = (uintptr_t)hdp_untag(p), last = u + n - 1;
-	unsigned ptag = hdp_tag_of(p);
-	uint64_t epoch = epoch_now(hp);
-
-	if (ptag == 0)
-		return 0;	/* the match-all tag */
-	for (uintptr_t a = u; a <= last && a >= u;) {
-		unsigned mtag = 0;
-
-		if (a - hp->base < hp->objs_len)
-			mtag = memory_tag(hp, obj_index(hp, a), epoch);
-		if (hdp_unlikely(mtag != ptag))
-			return tag_fail(hp, p, a, n, mtag);
-		/* On to the next object's first byte. */
-		a = a - (a - hp->base) % hp->stride + hp->stride;
-	}
-	return 0;
-}
-
-static int check(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-		 const void *p, size_t n, bool into_pool)
-{
-	uint64_t w = hdp_harden_word(hp);
-	unsigned flags = hdp_hw_flags(w);
-	uint64_t checks = 0;
-	int ret = 0;
-
-	if (n == 0)
-		return 0;
-	if (flags & HDP_HF_BOUNDS) {
-		checks++;
-		ret = check_bounds(hp, w, p, n);
-	}
-	/*
-	 * Checked here for both backends, so drop and report can refuse the
-	 * copy; under MTE the CPU checks the copy again as it happens.
-	 */
-	if (!ret && (flags & HDP_HF_TAG) &&
-	    hdp_tag_of(p) && (uintptr_t)hdp_untag(p) >= NULL_ZONE) {
-		checks++;
-		ret = check_tags(hp, p, n);
-	}
-	if (!ret && (flags & HDP_HF_PROTECTIONS))
-		ret = hdp_prot_on_copy(hp, t, w, p, n, into_pool);
-	if (t)
-		hdp_counter_add(&t->c.checks, checks);
-	return ret;
-}
-
-int hdp_harden_copy_in(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-		       void *dst, const void *src, size_t n)
-{
-	int ret = check(hp, t, dst, n, true);
-
-	if (ret == 0 && n)
-		memcpy(hp->tag_ops && hp->tag_ops->hardware_checks ? dst : hdp_untag(dst),
-		       src, n);
-	return ret;
-}
-
-int hdp_harden_copy_out(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			void *dst, const void *src, size_t n)
-{
-	int ret = check(hp, t, src, n, false);
-
-	if (ret == 0 && n)
-		memcpy(dst, hp->tag_ops && hp->tag_ops->hardware_checks ? src
-							 : hdp_untag(src), n);
-	return ret;
+	(void)into_pool;
+	if (cb->t)
+		hdp_counter_add(&cb->t->c.checks, 1);
+	return check_bounds(cb->hp, cb->w, p, n);
 }
 
 int hdp_harden_desc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
@@ -187,7 +113,7 @@ int hdp_harden_desc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 	return 0;
 }
 
-/* bounds on the one interface (builtin_internal.h): its keys and kinds. */
+/* bounds on the one interface (builtin_internal.h): its keys, kinds and hook. */
 static const char *const lookup_choices[] = { "fast", "tree", NULL };
 
 static const struct hdp_protection_key bounds_keys[] = {
@@ -217,6 +143,7 @@ static const struct hdp_protection bounds_protection = {
 	.nkeys = HDP_ARRAY_SIZE(bounds_keys),
 	.violations = bounds_violations,
 	.nviolations = HDP_ARRAY_SIZE(bounds_violations),
+	.on_copy = hdp_bounds_on_copy,
 };
 
 static const struct hdp_builtin_field bounds_fields[] = {
@@ -236,5 +163,6 @@ static unsigned bounds_flags(const struct hdp_profile *p, uint32_t excluded, siz
 const struct hdp_builtin hdp_builtin_bounds = {
 	.desc = &bounds_protection,
 	.fields = bounds_fields,
+	.on_flags = HDP_HF_BOUNDS,
 	.flags = bounds_flags,
 };

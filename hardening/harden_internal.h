@@ -29,6 +29,9 @@ struct hdp_obj_meta {
 #define META_EPOCH_SHIFT 16
 #define META_EPOCH(m)	((m) >> META_EPOCH_SHIFT)
 
+/* Like ZERO_OR_NULL_PTR: the first page is never valid. */
+#define HDP_NULL_ZONE 4096
+
 static inline uint32_t obj_index(const struct hdp_harden_pool *hp, uintptr_t u)
 {
 	return hdp_harden_div_stride(hp->stride_shift, hp->stride_magic, hp->stride, u - hp->base);

@@ -3,7 +3,8 @@
  * init on the one interface (builtin_internal.h): zero on allocation, zero
  * on free (whole, or the write extent), and the write-after-free check of
  * what was wiped. Its keys, counters and kinds, and the flags a profile
- * turns on; the hooks are hooks.c's, the check zero.c's. init_exclude is
+ * turns on; the hooks are the records pass it shares with tag
+ * (records.c), the check zero.c's. init_exclude is
  * not one of its pool keys: it is one list for all pools (profile.h).
  */
 #include "builtin_internal.h"
@@ -51,6 +52,8 @@ static const struct hdp_protection init_protection = {
 	.ncounters = HDP_ARRAY_SIZE(init_counters),
 	.violations = init_violations,
 	.nviolations = HDP_ARRAY_SIZE(init_violations),
+	.on_alloc = hdp_records_on_alloc,
+	.on_free = hdp_records_on_free,
 };
 
 static const struct hdp_builtin_field init_fields[] = {
@@ -81,5 +84,7 @@ static unsigned init_flags(const struct hdp_profile *p, uint32_t excluded, size_
 const struct hdp_builtin hdp_builtin_init = {
 	.desc = &init_protection,
 	.fields = init_fields,
+	.on_flags = HDP_HF_INIT_ALLOC | HDP_HF_INIT_FREE | HDP_HF_INIT_CHECK,
+	.refusals = hdp_records_refusals,
 	.flags = init_flags,
 };

@@ -201,8 +201,7 @@ static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *cons
 }
 
 /* init_on_alloc zeroed the canary away: the window now holds zeros. */
-static void redzone_on_alloc(const struct hdp_protection_burst *b, void *const *objs,
-			     unsigned n)
+static void redzone_on_alloc(const struct hdp_protection_burst *b, void **objs, unsigned n)
 {
 	struct redzone_pool *rz = b->pool->state;
 	uint32_t idx;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Tag sampling, tag choice, and backend selection. */
+/* Tag sampling, tag choice, backend selection, and tag's check of copies. */
 #include "builtin_internal.h"
 #include "harden_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
 
 /* Bits set in a 16-bit mask, without a libgcc call where POPCNT is not assumed. */
 static inline unsigned popcount16(unsigned x)
@@ -46,7 +49,52 @@ bool hdp_tag_mte_available(void)
 	return hdp_tag_mte_ops.probe();
 }
 
-/* tag on the one interface (builtin_internal.h): its keys, counters and kinds. */
+HDP_COLD static int tag_fail(struct hdp_harden_pool *hp, const void *p, uintptr_t at,
+			     size_t n, unsigned mtag)
+{
+	char detail[96];
+
+	snprintf(detail, sizeof(detail), "pointer tag %u, memory tag %u at byte %zu of the access",
+		 hdp_tag_of(p), mtag, (size_t)(at - (uintptr_t)hdp_untag(p)));
+	hdp_harden_violation(hp, HDP_V_TAG_MISMATCH, p, n, detail);
+	return -EFAULT;
+}
+
+/*
+ * tag's copy hook: every object [p, p + n) touches must carry the
+ * pointer's tag. Checked here for both backends, so drop and report can
+ * refuse the copy; under MTE the CPU checks the copy again as it happens.
+ */
+int hdp_tag_on_copy(const struct hdp_protection_burst *pb, const void *p, size_t n,
+		    bool into_pool)
+{
+	const struct hdp_core_burst *cb = hdp_core_burst_of(pb);
+	struct hdp_harden_pool *hp = cb->hp;
+	uintptr_t u = (uintptr_t)hdp_untag(p), last = u + n - 1;
+	unsigned ptag = hdp_tag_of(p);
+	uint64_t epoch;
+
+	(void)into_pool;
+	/* The match-all tag; and a NULL pointer is bounds' to report, not ours. */
+	if (ptag == 0 || u < HDP_NULL_ZONE)
+		return 0;
+	if (cb->t)
+		hdp_counter_add(&cb->t->c.checks, 1);
+	epoch = epoch_now(hp);
+	for (uintptr_t a = u; a <= last && a >= u;) {
+		unsigned mtag = 0;
+
+		if (a - hp->base < hp->objs_len)
+			mtag = memory_tag(hp, obj_index(hp, a), epoch);
+		if (hdp_unlikely(mtag != ptag))
+			return tag_fail(hp, p, a, n, mtag);
+		/* On to the next object's first byte. */
+		a = a - (a - hp->base) % hp->stride + hp->stride;
+	}
+	return 0;
+}
+
+/* tag on the one interface (builtin_internal.h): its keys, counters, kinds and hooks. */
 static const char *const tag_choices[] = { "off", "auto", "mte", "soft", NULL };
 
 const char *hdp_tag_mode_name(enum hdp_tag_mode v)
@@ -82,6 +130,9 @@ static const struct hdp_protection tag_protection = {
 	.ncounters = HDP_ARRAY_SIZE(tag_counters),
 	.violations = tag_violations,
 	.nviolations = HDP_ARRAY_SIZE(tag_violations),
+	.on_alloc = hdp_records_on_alloc,
+	.on_free = hdp_records_on_free,
+	.on_copy = hdp_tag_on_copy,
 };
 
 static const struct hdp_builtin_field tag_fields[] = {
@@ -102,5 +153,7 @@ static unsigned tag_flags(const struct hdp_profile *p, uint32_t excluded, size_t
 const struct hdp_builtin hdp_builtin_tag = {
 	.desc = &tag_protection,
 	.fields = tag_fields,
+	.on_flags = HDP_HF_TAG,
+	.refusals = hdp_records_refusals,
 	.flags = tag_flags,
 };

@@ -59,8 +59,7 @@ static void tally_detach(struct hdp_protection_pool *pp)
 	seen.detaches++;
 }
 
-static void tally_on_alloc(const struct hdp_protection_burst *b, void *const *objs,
-			   unsigned n)
+static void tally_on_alloc(const struct hdp_protection_burst *b, void **objs, unsigned n)
 {
 	struct tally_state *s = b->pool->state;
 

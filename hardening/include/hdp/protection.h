@@ -13,10 +13,15 @@
  *     (each key takes the bits its max needs), so that a burst reads them
  *     in one load and a runtime change never tears them.
  *   - Hooks run once per burst of at most 64 objects, never per object
- *     through a pointer. on_alloc runs after the built-in protections
- *     (the objects are zeroed and tagged), on_free before them (the bytes
- *     are still as the owner left them). Objects are pool objects the pool
+ *     through a pointer. The built-in protections (bounds, init, tag) are
+ *     described and called the same way, and run first: on_alloc of a
+ *     registered protection runs after theirs (the objects are zeroed and
+ *     tagged), on_free before theirs (the bytes are still as the owner
+ *     left them), on_copy after theirs. Objects are pool objects the pool
  *     has validated; they may carry a soft tag (use hdp_untag()).
+ *   - Protections that share one pass name the same hook: it runs once a
+ *     burst however many of them are on (init and tag share their record
+ *     of each object this way).
  *   - A free hook may refuse objects (a double free it knows of): it
  *     returns their bits, and the pool keeps them.
  *   - Per-pool state is allocated by attach the first time the protection
@@ -146,9 +151,13 @@ struct hdp_protection {
 		      const char **why);
 	/* The pool goes: free pp->state. May be NULL. */
 	void (*detach)(struct hdp_protection_pool *pp);
-	/* Hooks; each may be NULL. @ext as for hdp_harden_on_free (may be NULL). */
-	void (*on_alloc)(const struct hdp_protection_burst *b, void *const *objs,
-			 unsigned n);
+	/*
+	 * Hooks; each may be NULL. @ext as for hdp_harden_on_free (may be
+	 * NULL). on_alloc may replace a handle with another handle of the
+	 * same object (tag hands out tagged pointers): the pool gives out what
+	 * the hooks leave in objs[]. on_free returns the objects it refuses.
+	 */
+	void (*on_alloc)(const struct hdp_protection_burst *b, void **objs, unsigned n);
 	uint64_t (*on_free)(const struct hdp_protection_burst *b, void *const *objs,
 			    const struct hdp_extent *ext, unsigned n);
 	/* A checked copy of [p, p + n) into (or out of) the pool: 0 or -EFAULT. */
@@ -213,11 +222,13 @@ const struct hdp_protection *hdp_protection_get(unsigned i);
 const struct hdp_protection *hdp_protection_find(const char *name);
 
 /*
- * The built-in protections, bounds, init and tag, described the same way
- * (keys, counters, violation kinds; no hooks, no cases: hdp calls theirs
- * directly, and hdp-provoke's catalogue holds their cases). Their keys
- * parse, refuse, format and document from these tables; they are not in
- * the registry above, and take no bit of its mask.
+ * The built-in protections, bounds, init and tag, described the same way:
+ * keys, counters, violation kinds and hooks (no cases: hdp-provoke's
+ * catalogue holds theirs). Their keys parse, refuse, format and document
+ * from these tables, and their hooks run from them. They are not in the
+ * registry above and take no bit of its mask: their values live in
+ * struct hdp_profile's named fields, and whether they run is the pool's
+ * flag word (enum hdp_hflag).
  */
 unsigned hdp_protection_builtin_count(void);
 const struct hdp_protection *hdp_protection_builtin_get(unsigned i);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The burst hooks a pool calls on allocation and free: the write-after-free
- * check, zeroing, tagging and the precise double-free check, in one pass
- * over the burst, one small step per protection (each returns at once when
- * its flag is off). harden.h states the rule the records keep.
+ * init's and tag's shared pass, the hooks both name (builtin_internal.h):
+ * on allocation the write-after-free check, zeroing and tagging; on free
+ * the precise double-free check, zeroing and retagging; one pass over the
+ * burst, one small step per protection (each returns at once when its
+ * flag is off), on one record per object. harden.h states the rule the
+ * records keep; dispatch.c says when the pass runs.
  */
+#include "builtin_internal.h"
 #include "harden_internal.h"
-#include "protection_internal.h"
 
 #include <stdio.h>
 
@@ -180,11 +182,11 @@ static inline unsigned tag_on_alloc(struct burst *b, uint32_t idx, void *obj,
 	return tag;
 }
 
-/* The built-in protections' pass: init and tag, on their records. */
-static void records_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			     uint64_t w, void **objs, unsigned n)
+/* On allocation: check, zero and tag, and record what was done. */
+void hdp_records_on_alloc(const struct hdp_protection_burst *pb, void **objs, unsigned n)
 {
-	struct burst b = burst_begin(hp, t, w);
+	const struct hdp_core_burst *cb = hdp_core_burst_of(pb);
+	struct burst b = burst_begin(cb->hp, cb->t, cb->w);
 
 	for (unsigned i = 0; i < n; i++) {
 		void *obj = objs[i];
@@ -209,18 +211,6 @@ static void records_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *
 			(clean ? META_CLEAN : 0) | (tag ? META_TAGGED | tag : 0));
 	}
 	burst_end(&b);
-}
-
-/* The registered protections see the objects zeroed and tagged. */
-void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			 uint64_t w, void **objs, unsigned n)
-{
-	unsigned flags = hdp_hw_flags(w);
-
-	if (flags & HDP_HF_RECORDS)
-		records_on_alloc(hp, t, w, objs, n);
-	if (flags & HDP_HF_PROTECTIONS)
-		hdp_prot_on_alloc(hp, t, w, objs, n);
 }
 
 HDP_COLD static void report_bad_free(struct hdp_harden_pool *hp, void *obj,
@@ -310,19 +300,21 @@ static inline size_t zero_outside(const struct burst *b, void *obj, struct hdp_e
 }
 
 /*
- * Inline so that hdp_harden_on_free_one gets its own copy with n = 1: a
- * PMD that frees mbufs one at a time (DPDK's rte_pktmbuf_free) then pays
- * for one object, not for a burst's set-up spilled to the stack. @idxs:
- * the objects' slots if the caller has them (else NULL); @never_tagged:
- * the pool has never had tags, so no record or pointer carries one.
+ * The free pass: the objects it refuses (a double free, a stale handle)
+ * as bits; the others are checked, wiped and recorded. Inline so that
+ * hdp_harden_on_free_one gets its own copy with n = 1: a PMD that frees
+ * mbufs one at a time (DPDK's rte_pktmbuf_free) then pays for one object,
+ * not for a burst's set-up spilled to the stack. @idxs: the objects'
+ * slots if the caller has them (else NULL); @never_tagged: the pool has
+ * never had tags, so no record or pointer carries one. n <= 64.
  */
-static inline __attribute__((always_inline)) unsigned
-records_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
-		void *const *objs, const uint32_t *idxs, const struct hdp_extent *ext,
-		void **out, unsigned n, bool never_tagged)
+static inline __attribute__((always_inline)) uint64_t
+records_free_pass(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
+		  void *const *objs, const uint32_t *idxs, const struct hdp_extent *ext,
+		  unsigned n, bool never_tagged)
 {
 	struct burst b = burst_begin(hp, t, w);
-	unsigned kept = 0;
+	uint64_t refused = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		void *obj = hdp_untag(objs[i]);
@@ -333,8 +325,10 @@ records_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w
 
 		if (!never_tagged)
 			forget_hardware_tag(&b, obj, m);
-		if (!free_is_valid(&b, objs[i], m))
+		if (!free_is_valid(&b, objs[i], m)) {
+			refused |= UINT64_C(1) << i;
 			continue;
+		}
 		e = wipe_extent(&b, m, ext ? &ext[i] : NULL);
 		/* Retag to 0 so stale handles fault; sampled-out ones stay 0. */
 		if (mtag)
@@ -352,27 +346,28 @@ records_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w
 		atomic_store_explicit(&b.meta[idx].wiped, e.start | (uint64_t)e.end << 32,
 				      memory_order_relaxed);
 		b_store(&b, idx, mtag << 4 | ((b.flags & HDP_HF_INIT_FREE) ? META_WIPED : 0));
-		out[kept++] = obj;
 	}
 	burst_end_free(&b);
-	return kept;
+	return refused;
 }
 
-static unsigned records_on_free_burst(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-				      uint64_t w, void *const *objs,
-				      const struct hdp_extent *ext, void **out, unsigned n)
+uint64_t hdp_records_on_free(const struct hdp_protection_burst *pb, void *const *objs,
+			     const struct hdp_extent *ext, unsigned n)
 {
-	return records_on_free(hp, t, w, objs, NULL, ext, out, n, false);
+	const struct hdp_core_burst *cb = hdp_core_burst_of(pb);
+
+	return records_free_pass(cb->hp, cb->t, cb->w, objs, NULL, ext, n, false);
 }
 
 /*
- * Which of @n objects the built-in checks will refuse (free_is_valid),
- * without acting: one record load each, hot again for the pass after.
+ * Which of @n objects the free pass will refuse (free_is_valid), without
+ * acting: one record load each, hot again for the pass after.
  */
-static uint64_t records_refusals(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-				 uint64_t w, void *const *objs, unsigned n)
+uint64_t hdp_records_refusals(const struct hdp_protection_burst *pb, void *const *objs,
+			      unsigned n)
 {
-	struct burst b = burst_begin(hp, t, w);
+	const struct hdp_core_burst *cb = hdp_core_burst_of(pb);
+	struct burst b = burst_begin(cb->hp, cb->t, cb->w);
 	uint64_t bad = 0;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -384,92 +379,38 @@ static uint64_t records_refusals(struct hdp_harden_pool *hp, struct hdp_harden_t
 	return bad;
 }
 
-/*
- * The objects a registered protection refused stay with their owner: the
- * rest go on, in order, with their extents.
- */
-static unsigned drop_refused(void *const *objs, const struct hdp_extent *ext, unsigned n,
-			     uint64_t refused, void **keep, struct hdp_extent *keep_ext)
-{
-	unsigned k = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		if (refused >> i & 1)
-			continue;
-		if (ext)
-			keep_ext[k] = ext[i];
-		keep[k++] = objs[i];
-	}
-	return k;
-}
-
-/*
- * The registered protections first, while the bytes are as the owner
- * left them; then the built-in ones. In steps of 64, one bit per object
- * for what a protection refuses.
- */
-unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			    uint64_t w, void *const *objs, const struct hdp_extent *ext,
-			    void **out, unsigned n)
-{
-	unsigned flags = hdp_hw_flags(w), kept = 0;
-
-	/* No protection on with a free hook (quarantine, shuffle): the records alone. */
-	if (!(hdp_hw_protections(w) & hp->free_mask)) {
-		if (flags & HDP_HF_RECORDS)
-			return records_on_free_burst(hp, t, w, objs, ext, out, n);
-		for (unsigned i = 0; i < n; i++)
-			out[i] = hdp_untag(objs[i]);
-		return n;
-	}
-	while (n) {
-		unsigned k = n < 64 ? n : 64, left = k;
-		void *keep[64];
-		struct hdp_extent keep_ext[64];
-		void *const *these = objs;
-		const struct hdp_extent *these_ext = ext;
-		uint64_t core_refuses = (flags & HDP_HF_RECORDS) ? records_refusals(hp, t, w, objs, k) : 0;
-		uint64_t refused = hdp_prot_on_free(hp, t, w, objs, ext, k, core_refuses) &
-				   ~core_refuses;
-
-		if (hdp_unlikely(refused)) {
-			left = drop_refused(objs, ext, k, refused, keep, keep_ext);
-			these = keep;
-			these_ext = ext ? keep_ext : NULL;
-		}
-		if (flags & HDP_HF_RECORDS) {
-			kept += records_on_free_burst(hp, t, w, these, these_ext, out + kept, left);
-		} else {
-			for (unsigned i = 0; i < left; i++)
-				out[kept++] = hdp_untag(these[i]);
-		}
-		objs += k;
-		if (ext)
-			ext += k;
-		n -= k;
-	}
-	return kept;
-}
-
 /* The protections' path for one object: out of line, so the usual one keeps no arrays. */
-static __attribute__((noinline)) bool free_one_protected(struct hdp_harden_pool *hp,
-							 struct hdp_harden_tls *t, uint64_t w,
-							 void *obj, const struct hdp_extent *ext,
-							 void **out)
+static __attribute__((noinline)) bool free_one_dispatched(struct hdp_harden_pool *hp,
+							  struct hdp_harden_tls *t, uint64_t w,
+							  void *obj, const struct hdp_extent *ext,
+							  void **out)
 {
 	return hdp_harden_on_free(hp, t, w, &obj, ext, out, 1) == 1;
 }
 
+/*
+ * The dispatcher's free for one object, where the only free hook the word
+ * runs is this pass (no registered protection with one is on; of the
+ * built-in ones only init and tag have one, and it is this pass:
+ * test_protection_builtin checks it): the pass itself, inlined for n = 1.
+ */
 bool hdp_harden_on_free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
 			    void *obj, uint32_t idx, const struct hdp_extent *ext, void **out)
 {
+	uint64_t refused;
+
 	if (hdp_unlikely(hdp_hw_protections(w) & hp->free_mask))
-		return free_one_protected(hp, t, w, obj, ext, out);
+		return free_one_dispatched(hp, t, w, obj, ext, out);
 	if (!(hdp_hw_flags(w) & HDP_HF_RECORDS)) {
 		*out = hdp_untag(obj);
 		return true;
 	}
 	if (hdp_likely(!hp->tag_ops))
-		return records_on_free(hp, t, w, &obj, &idx, ext, out, 1, true) == 1;
-	return records_on_free(hp, t, w, &obj, &idx, ext, out, 1, false) == 1;
+		refused = records_free_pass(hp, t, w, &obj, &idx, ext, 1, true);
+	else
+		refused = records_free_pass(hp, t, w, &obj, &idx, ext, 1, false);
+	if (refused)
+		return false;
+	*out = hdp_untag(obj);
+	return true;
 }
