@@ -345,18 +345,21 @@ static inline uint64_t hdp_harden_word(struct hdp_harden_pool *hp)
 }
 
 /*
- * After @n objects left the pool: check (init_check: the extent the last
- * free wiped, or one allocation in init_check_sample the whole object),
- * zero, pick tags. Tagged objects get their tag in @objs. Never fails: an
- * object found written after free is reported, wiped again and handed out.
- * Costs one metadata load per object plus what the protections do.
+ * After @n objects left the pool: the alloc hooks of every protection on
+ * (hdp/protection.h), built-in first: check (init_check: the extent the
+ * last free wiped, or one allocation in init_check_sample the whole
+ * object), zero, pick tags. Tagged objects get their tag in @objs. Never
+ * fails: an object found written after free is reported, wiped again and
+ * handed out. Costs one metadata load per object plus what the
+ * protections do.
  */
 void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 			 uint64_t w, void **objs, unsigned n);
 
 /*
  * Before @n objects (already checked to be this pool's, tags still on)
- * go back: refuse double frees and stale handles, retag, wipe. @ext, if
+ * go back: the free hooks of every protection on, built-in last: refuse
+ * double frees and stale handles, retag, wipe. @ext, if
  * not NULL, gives each object's write extent (for init_on_free=used;
  * clamped to the object); NULL means "anywhere". The accepted objects,
  * untagged, go to @out; returns how many.
