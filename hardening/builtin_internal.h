@@ -89,6 +89,13 @@ static inline const struct hdp_core_burst *hdp_core_burst_of(const struct hdp_pr
 void hdp_records_on_alloc(const struct hdp_protection_burst *b, void **objs, unsigned n);
 uint64_t hdp_records_on_free(const struct hdp_protection_burst *b, void *const *objs,
 			     const struct hdp_extent *ext, unsigned n);
+/*
+ * hdp_records_on_free that also puts the objects it accepts, untagged and
+ * in order, in @out: how many. For the dispatcher when the pass is the
+ * only built-in free hook (as it is), so the burst is walked once.
+ */
+unsigned hdp_records_free_into(const struct hdp_protection_burst *b, void *const *objs,
+			       const struct hdp_extent *ext, unsigned n, void **out);
 /* What hdp_records_on_free will refuse, without acting (for the hooks before it). */
 uint64_t hdp_records_refusals(const struct hdp_protection_burst *b, void *const *objs,
 			      unsigned n);

@@ -99,24 +99,37 @@ static uint64_t builtin_refusals(struct hdp_core_burst *cb, unsigned flags,
 	return refused;
 }
 
-/* The built-in free hooks over @n objects (n <= 64): what they refused. */
-static inline uint64_t builtin_on_free(struct hdp_core_burst *cb, unsigned flags,
+/*
+ * The built-in free hooks over @n objects (n <= 64); the ones none
+ * refused, untagged, go to @out: how many. When the one hook to run is
+ * the records pass (the only built-in free hook there is), it fills @out
+ * itself, in its one walk over the burst.
+ */
+static inline unsigned builtin_on_free(struct hdp_core_burst *cb, unsigned flags,
 				       void *const *objs, const struct hdp_extent *ext,
-				       unsigned n)
+				       unsigned n, void **out)
 {
 	any_hook *ran[HDP_BUILTINS];
-	unsigned nran = 0;
+	free_hook *hooks[HDP_BUILTINS];
+	unsigned nran = 0, kept = 0;
 	uint64_t refused = 0;
 
 	for (unsigned i = 0; i < HDP_BUILTINS; i++) {
 		free_hook *fn = hdp_builtins[i]->desc->on_free;
 
-		if (!builtin_runs(flags, i, (any_hook *)fn, ran, &nran))
-			continue;
-		cb->b.refused = refused;
-		refused |= CALL_KNOWN(fn, hdp_records_on_free, &cb->b, objs, ext, n);
+		if (builtin_runs(flags, i, (any_hook *)fn, ran, &nran))
+			hooks[nran - 1] = fn;
 	}
-	return refused;
+	if (hdp_likely(nran == 1 && hooks[0] == hdp_records_on_free))
+		return hdp_records_free_into(&cb->b, objs, ext, n, out);
+	for (unsigned i = 0; i < nran; i++) {
+		cb->b.refused = refused;
+		refused |= CALL_KNOWN(hooks[i], hdp_records_on_free, &cb->b, objs, ext, n);
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (!(refused >> i & 1))
+			out[kept++] = hdp_untag(objs[i]);
+	return kept;
 }
 
 /*
@@ -172,17 +185,7 @@ unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 			these = keep;
 			these_ext = ext ? keep_ext : NULL;
 		}
-		refused = builtin_on_free(&cb, flags, these, these_ext, left);
-		if (hdp_likely(!refused)) {
-			/* No branch a pointer: vectorised, a few cycles a burst. */
-			for (unsigned i = 0; i < left; i++)
-				out[kept + i] = hdp_untag(these[i]);
-			kept += left;
-		} else {
-			for (unsigned i = 0; i < left; i++)
-				if (!(refused >> i & 1))
-					out[kept++] = hdp_untag(these[i]);
-		}
+		kept += builtin_on_free(&cb, flags, these, these_ext, left, out + kept);
 		objs += k;
 		if (ext)
 			ext += k;

@@ -311,7 +311,7 @@ static inline size_t zero_outside(const struct burst *b, void *obj, struct hdp_e
 static inline __attribute__((always_inline)) uint64_t
 records_free_pass(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
 		  void *const *objs, const uint32_t *idxs, const struct hdp_extent *ext,
-		  unsigned n, bool never_tagged)
+		  unsigned n, bool never_tagged, void **out, unsigned *kept)
 {
 	struct burst b = burst_begin(hp, t, w);
 	uint64_t refused = 0;
@@ -346,6 +346,8 @@ records_free_pass(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t
 		atomic_store_explicit(&b.meta[idx].wiped, e.start | (uint64_t)e.end << 32,
 				      memory_order_relaxed);
 		b_store(&b, idx, mtag << 4 | ((b.flags & HDP_HF_INIT_FREE) ? META_WIPED : 0));
+		if (out)
+			out[(*kept)++] = obj;
 	}
 	burst_end_free(&b);
 	return refused;
@@ -356,7 +358,17 @@ uint64_t hdp_records_on_free(const struct hdp_protection_burst *pb, void *const 
 {
 	const struct hdp_core_burst *cb = hdp_core_burst_of(pb);
 
-	return records_free_pass(cb->hp, cb->t, cb->w, objs, NULL, ext, n, false);
+	return records_free_pass(cb->hp, cb->t, cb->w, objs, NULL, ext, n, false, NULL, NULL);
+}
+
+unsigned hdp_records_free_into(const struct hdp_protection_burst *pb, void *const *objs,
+			       const struct hdp_extent *ext, unsigned n, void **out)
+{
+	const struct hdp_core_burst *cb = hdp_core_burst_of(pb);
+	unsigned kept = 0;
+
+	records_free_pass(cb->hp, cb->t, cb->w, objs, NULL, ext, n, false, out, &kept);
+	return kept;
 }
 
 /*
@@ -406,9 +418,9 @@ bool hdp_harden_on_free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t
 		return true;
 	}
 	if (hdp_likely(!hp->tag_ops))
-		refused = records_free_pass(hp, t, w, &obj, &idx, ext, 1, true);
+		refused = records_free_pass(hp, t, w, &obj, &idx, ext, 1, true, NULL, NULL);
 	else
-		refused = records_free_pass(hp, t, w, &obj, &idx, ext, 1, false);
+		refused = records_free_pass(hp, t, w, &obj, &idx, ext, 1, false, NULL, NULL);
 	if (refused)
 		return false;
 	*out = hdp_untag(obj);
