@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * A fault in the guard around a pool's region, named: which pool, how far
- * before its start or past its end. Async-signal context: a lock-free scan
+ * before its start or past its end; or in a guard gap inside it, how far
+ * past the object before the gap or before the one after it. Async-signal context: a lock-free scan
  * of a fixed table, the violation line in one write(2), abort().
  */
 #include "guard.h"
@@ -12,19 +13,72 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <string.h>
 
 struct watched {
 	_Atomic(struct hdp_harden_pool *) hp;	/* NULL: free slot */
-	uintptr_t base;
-	size_t len, guard;
+	struct guard_layout g;
 };
 
 static struct watched table[HDP_POOL_MAX];
 static struct sigaction previous_segv;
 static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
 static int handler_err;
+
+/* Append @v in decimal to @buf (NUL-terminated, @len bytes): no stdio here. */
+static void put_decimal(char *buf, size_t len, uint64_t v)
+{
+	char digits[24];
+	size_t used = strlen(buf), n = 0;
+
+	do
+		digits[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < sizeof(digits));
+	while (n && used + 1 < len)
+		buf[used++] = digits[--n];
+	buf[used] = '\0';
+}
+
+static void append(char *buf, size_t len, const char *s)
+{
+	size_t used = strlen(buf);
+
+	while (*s && used + 1 < len)
+		buf[used++] = *s++;
+	buf[used] = '\0';
+}
+
+/*
+ * @a is inside the region: if it is in a guard gap, say where from the
+ * nearer object (its index, as hdp_pool_obj_index gives it) and return
+ * true.
+ */
+static bool in_gap(const struct guard_layout *g, uintptr_t a, char *detail, size_t len)
+{
+	uint64_t slot, in_period, gap_start, gap_end;
+
+	if (!g->gap_period)
+		return false;
+	slot = (a - g->base) / g->stride;
+	in_period = slot % g->gap_period;
+	if (in_period < g->gap_objs)
+		return false;
+	gap_start = g->base + (slot - in_period + g->gap_objs) * g->stride;
+	gap_end = g->base + (slot - in_period + g->gap_period) * g->stride;
+	if (a - gap_start < gap_end - a) {
+		hdp_violation_count_detail(detail, len, a - gap_start + 1, "byte",
+					   " past the end of object ");
+		put_decimal(detail, len, slot - in_period + g->gap_objs - 1);
+	} else {
+		hdp_violation_count_detail(detail, len, gap_end - a, "byte",
+					   " before object ");
+		put_decimal(detail, len, slot - in_period + g->gap_period);
+	}
+	append(detail, len, ", in a guard gap");
+	return true;
+}
 
 static void on_segv(int sig, siginfo_t *si, void *uctx)
 {
@@ -33,25 +87,29 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 	for (unsigned i = 0; i < HDP_POOL_MAX; i++) {
 		struct hdp_harden_pool *hp = atomic_load_explicit(&table[i].hp,
 								  memory_order_acquire);
-		const struct watched *w = &table[i];
+		const struct guard_layout *w = &table[i].g;
+		size_t offset = SIZE_MAX;	/* "outside the region" */
 		char detail[96];
 
-		if (!hp || a + w->guard < w->base || a >= w->base + w->len + w->guard ||
-		    (a >= w->base && a < w->base + w->len))
+		if (!hp || a + w->guard < w->base || a >= w->base + w->len + w->guard)
 			continue;
 		/* No stdio: this runs in a signal handler. */
 		if (a < w->base)
 			hdp_violation_count_detail(detail, sizeof(detail), w->base - a, "byte",
 						   " before the start of its region");
-		else
+		else if (a >= w->base + w->len)
 			hdp_violation_count_detail(detail, sizeof(detail),
 						   a - (w->base + w->len) + 1, "byte",
 						   " past the end of its region");
+		else if (in_gap(w, a, detail, sizeof(detail)))
+			offset = a - w->base;
+		else
+			continue;
 		atomic_fetch_add_explicit(&hp->violations[HDP_V_GUARD_PAGE], 1,
 					  memory_order_relaxed);
 		hdp_violation_abort(&(struct hdp_violation){
 			.kind = HDP_V_GUARD_PAGE, .pool = hp->name, .addr = si->si_addr,
-			.offset = SIZE_MAX, .size = 0, .detail = detail,
+			.offset = offset, .size = 0, .detail = detail,
 		});
 	}
 	/* Not ours: let the previous handler (or the default) have it. */
@@ -72,15 +130,12 @@ static void install(void)
 		handler_err = -errno;
 }
 
-int guard_watch(uint16_t id, struct hdp_harden_pool *hp, uintptr_t base, size_t len,
-		size_t guard)
+int guard_watch(uint16_t id, struct hdp_harden_pool *hp, const struct guard_layout *g)
 {
 	pthread_once(&handler_once, install);
 	if (id >= HDP_POOL_MAX)
 		return -EINVAL;
-	table[id].base = base;
-	table[id].len = len;
-	table[id].guard = guard;
+	table[id].g = *g;
 	atomic_store_explicit(&table[id].hp, hp, memory_order_release);
 	return handler_err;
 }

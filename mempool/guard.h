@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The guards around every pool's region (mem_map.h): a fault in one is
- * reported as a guard_page violation naming the pool, then the process
+ * The guards around every pool's region (mem_map.h), and the guard gaps
+ * between its runs of objects (hdp_pool_params.guard_gap): a fault in one
+ * is reported as a guard_page violation naming the pool, then the process
  * aborts, as under on_violation=abort (a faulting access cannot be
  * dropped or skipped).
  */
@@ -13,13 +14,21 @@
 
 struct hdp_harden_pool;
 
+/* Where a pool's guards are: around its region, and its guard gaps. */
+struct guard_layout {
+	uintptr_t base;
+	size_t len;		/* the region */
+	size_t guard;		/* bytes of guard each side of it */
+	size_t stride;
+	uint32_t gap_period;	/* objects + gap slots; 0: no gaps */
+	uint32_t gap_objs;
+};
+
 /*
- * Watch the guards of slot @id's region [base, base + len), @guard bytes
- * each side, for @hp (its name and violation counter). Installs the
- * SIGSEGV handler the first time; 0 or a negative errno.
+ * Watch slot @id's guards for @hp (its name and violation counter).
+ * Installs the SIGSEGV handler the first time; 0 or a negative errno.
  */
-int guard_watch(uint16_t id, struct hdp_harden_pool *hp, uintptr_t base, size_t len,
-		size_t guard);
+int guard_watch(uint16_t id, struct hdp_harden_pool *hp, const struct guard_layout *g);
 void guard_unwatch(uint16_t id);
 
 #endif /* HDP_MEMPOOL_GUARD_H */

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct hdp_pool *table[HDP_POOL_MAX];
@@ -96,10 +98,72 @@ static int check_params(const struct hdp_pool_params *p, size_t *stride)
 		return -EINVAL;
 	}
 	*stride = (p->obj_size + align - 1) & ~(align - 1);
-	if ((uint64_t)*stride * p->obj_count > HDP_POOL_REGION_MAX) {
+	return 0;
+}
+
+/*
+ * The guard gaps' layout: @gap_slots slots after every guard_gap objects,
+ * so that objects stay at one stride from the base (no index arithmetic
+ * changes) and every gap is whole pages. The slots in all, or a negative
+ * errno with the reason logged.
+ */
+static int64_t layout_slots(const struct hdp_pool_params *p, size_t stride,
+			    uint32_t *gap_slots)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint32_t k = p->guard_gap;
+	uint64_t slots = p->obj_count;
+
+	*gap_slots = 0;
+	if (k) {
+		if (p->mem != HDP_MEM_PLAIN) {
+			hdp_log(HDP_LOG_ERR, "pool '%s': guard_gap %u needs plain pages (mem plain, "
+				"not %s): a hugepage cannot be split around a gap",
+				p->name, k, hdp_mem_kind_name(p->mem));
+			return -EINVAL;
+		}
+		if (k >= p->obj_count) {
+			hdp_log(HDP_LOG_ERR, "pool '%s': guard_gap %u is not below the object "
+				"count %u: there would be no gap", p->name, k, p->obj_count);
+			return -EINVAL;
+		}
+		if (page % stride && stride % page) {
+			hdp_log(HDP_LOG_ERR, "pool '%s': guard_gap needs an object stride that "
+				"divides the page size (%zu) or is a multiple of it, not %zu",
+				p->name, page, stride);
+			return -EINVAL;
+		}
+		if ((uint64_t)k * stride % page) {
+			hdp_log(HDP_LOG_ERR, "pool '%s': guard_gap %u: %u objects of %zu bytes do "
+				"not end on a page boundary: use a multiple of %zu",
+				p->name, k, k, stride, page / stride);
+			return -EINVAL;
+		}
+		*gap_slots = stride >= page ? 1 : (uint32_t)(page / stride);
+		slots += (uint64_t)*gap_slots * ((p->obj_count - 1) / k);
+	}
+	if (stride * slots > HDP_POOL_REGION_MAX) {
 		hdp_log(HDP_LOG_ERR, "pool '%s': %u objects of %zu bytes exceed the %zu GiB region limit",
-			who, p->obj_count, *stride, HDP_POOL_REGION_MAX >> 30);
+			p->name, p->obj_count, stride, HDP_POOL_REGION_MAX >> 30);
 		return -E2BIG;
+	}
+	return (int64_t)slots;
+}
+
+/* Make every guard gap inaccessible (the region is plain, private pages). */
+static int protect_gaps(struct hdp_pool *pool)
+{
+	size_t gap_len = (size_t)(pool->gap_period - pool->gap_objs) * pool->stride;
+
+	for (uint32_t at = pool->gap_objs; pool->gap_period && at < pool->slot_count;
+	     at += pool->gap_period) {
+		if (mprotect((char *)pool->base + (size_t)at * pool->stride, gap_len, PROT_NONE)) {
+			int err = errno;
+
+			hdp_log(HDP_LOG_ERR, "pool '%s': cannot protect its guard gap at slot %u: %s",
+				pool->name, at, strerror(err));
+			return -err;
+		}
 	}
 	return 0;
 }
@@ -129,24 +193,28 @@ static int table_insert_locked(struct hdp_pool *pool)
 
 static int build_free_stack(struct hdp_pool *pool)
 {
-	size_t words = (pool->obj_count + 63) / 64;
+	size_t words = (pool->slot_count + 63) / 64;
 
 	pool->free_stack = malloc(sizeof(uint32_t) * pool->obj_count);
 	pool->free_bitmap = calloc(words, sizeof(uint64_t));
 	if (!pool->free_stack || !pool->free_bitmap)
 		return -ENOMEM;
 	/* Lowest addresses on top, so a fresh pool hands out its start first. */
-	for (uint32_t i = 0; i < pool->obj_count; i++)
-		pool->free_stack[i] = pool->obj_count - 1 - i;
-	for (uint32_t i = 0; i < pool->obj_count; i++)
+	pool->free_len = 0;
+	for (uint32_t i = pool->slot_count; i-- > 0;) {
+		if (pool_slot_is_gap(pool, i))
+			continue;
+		pool->free_stack[pool->free_len++] = i;
 		pool->free_bitmap[i / 64] |= UINT64_C(1) << (i % 64);
-	pool->free_len = pool->obj_count;
+	}
 	return 0;
 }
 
 struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 {
 	struct hdp_pool *pool;
+	uint32_t gap_slots;
+	int64_t slots;
 	size_t stride;
 	int ret;
 
@@ -157,6 +225,11 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 	ret = check_params(params, &stride);
 	if (ret)
 		goto err;
+	slots = layout_slots(params, stride, &gap_slots);
+	if (slots < 0) {
+		ret = (int)slots;
+		goto err;
+	}
 	pool = calloc(1, sizeof(*pool));
 	if (!pool) {
 		ret = -ENOMEM;
@@ -166,7 +239,10 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 	pool->obj_size = params->obj_size;
 	pool->stride = stride;
 	pool->obj_count = params->obj_count;
-	pool->objs_len = stride * params->obj_count;
+	pool->slot_count = (uint32_t)slots;
+	pool->gap_objs = gap_slots ? params->guard_gap : 0;
+	pool->gap_period = gap_slots ? params->guard_gap + gap_slots : 0;
+	pool->objs_len = stride * pool->slot_count;
 	pool->stride_shift = (stride & (stride - 1)) ? UINT32_MAX
 			   : (uint32_t)__builtin_ctzl(stride);
 	/*
@@ -197,7 +273,9 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 		goto err_table;
 	pool->base = (uintptr_t)pool->map.base;
 
-	ret = build_free_stack(pool);
+	ret = protect_gaps(pool);
+	if (!ret)
+		ret = build_free_stack(pool);
 	if (ret)
 		goto err_free_stack;
 	ret = hdp_harden_pool_init(&pool->hp, &(struct hdp_harden_pool_desc){
@@ -205,7 +283,7 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 		.base = pool->base,
 		.obj_size = pool->obj_size,
 		.obj_stride = pool->stride,
-		.obj_count = pool->obj_count,
+		.obj_count = pool->slot_count,
 		.on_violation = params->on_violation,
 		.reuse_hooks = true,	/* pool_cache.c calls hold and drain */
 	});
@@ -218,7 +296,7 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 		.len = pool->map.len,
 		.obj_stride = pool->stride,
 		.obj_size = pool->obj_size,
-		.obj_count = pool->obj_count,
+		.obj_count = pool->slot_count,
 		.owner = &pool->hp,
 	});
 	if (ret < 0) {
@@ -228,7 +306,11 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 	}
 	pool->region_id = ret;
 	/* Runs off either end of the region fault in its guards, named. */
-	ret = guard_watch(pool->id, &pool->hp, pool->base, pool->map.len, pool->map.guard);
+	ret = guard_watch(pool->id, &pool->hp, &(struct guard_layout){
+		.base = pool->base, .len = pool->map.len, .guard = pool->map.guard,
+		.stride = pool->stride, .gap_period = pool->gap_period,
+		.gap_objs = pool->gap_objs,
+	});
 	if (ret)
 		hdp_log(HDP_LOG_WARN, "pool '%s': no handler for its guard pages (%s): a run "
 			"off its region still faults, without the pool's name", pool->name,
@@ -328,7 +410,9 @@ void hdp_pool_layout(const struct hdp_pool *pool, struct hdp_pool_layout *out)
 		.page_size = pool->map.page_size,
 		.obj_size = pool->obj_size,
 		.obj_stride = pool->stride,
-		.obj_count = pool->obj_count,
+		.obj_count = pool->slot_count,
+		.guard_gap = pool->gap_objs,
+		.gap_slots = pool->gap_period - pool->gap_objs,
 		.region_id = pool->region_id,
 	};
 }

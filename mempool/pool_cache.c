@@ -335,12 +335,17 @@ unsigned hdp_pool_alloc_burst(struct hdp_pool *pool, void **objs, unsigned n)
 static inline bool obj_is_valid(const struct hdp_pool *pool, const void *p)
 {
 	uintptr_t off = (uintptr_t)p - pool->base;
+	bool at_slot;
 
 	if (hdp_unlikely(off >= pool->objs_len))
 		return false;
 	if (hdp_likely(pool->stride_shift != UINT32_MAX))
-		return (off & (pool->stride - 1)) == 0;
-	return off % pool->stride == 0;
+		at_slot = (off & (pool->stride - 1)) == 0;
+	else
+		at_slot = off % pool->stride == 0;
+	/* A slot in a guard gap is no object. */
+	return at_slot && (hdp_likely(!pool->gap_period) ||
+			   !pool_slot_is_gap(pool, pool_index_of(pool, off)));
 }
 
 HDP_COLD static void report_invalid(struct hdp_pool *pool, const void *p)
@@ -348,6 +353,11 @@ HDP_COLD static void report_invalid(struct hdp_pool *pool, const void *p)
 	uintptr_t off = (uintptr_t)hdp_untag(p) - pool->base;
 	enum hdp_violation_kind kind;
 
+	if (off < pool->objs_len && pool_slot_is_gap(pool, pool_index_of(pool, off))) {
+		hdp_harden_violation(&pool->hp, HDP_V_FREE_INTERIOR, p, pool->obj_size,
+				     "in a guard gap, not an object");
+		return;
+	}
 	if (off < pool->objs_len)
 		kind = HDP_V_FREE_INTERIOR;
 	else if (off < pool->map.len || off == pool->objs_len)

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <hdp/compiler.h>
@@ -43,9 +44,12 @@ struct hdp_pool {
 	/* Read on every call; written only at creation and by set_hooks. */
 	uintptr_t base;
 	size_t stride;
-	size_t objs_len;		/* obj_count * stride */
-	uint32_t obj_count;
+	size_t objs_len;		/* slot_count * stride */
+	uint32_t obj_count;		/* objects: slot_count less the gaps' */
 	uint32_t stride_shift;		/* log2(stride), or UINT32_MAX */
+	uint32_t gap_period;		/* guard gaps: objects + gap slots, or 0 */
+	uint32_t gap_objs;		/* the objects of a period (params' guard_gap) */
+	uint32_t slot_count;		/* objs_len / stride */
 	uint32_t cache_size;
 	uint16_t id;			/* slot in the pool table */
 	uint64_t gen;			/* unique per creation */
@@ -76,6 +80,12 @@ static inline uint32_t pool_index_of(const struct hdp_pool *pool, uintptr_t off)
 	if (hdp_likely(pool->stride_shift != UINT32_MAX))
 		return (uint32_t)(off >> pool->stride_shift);
 	return (uint32_t)(off / pool->stride);
+}
+
+/* Is slot @idx in a guard gap (hdp_pool_params.guard_gap)? */
+static inline bool pool_slot_is_gap(const struct hdp_pool *pool, uint32_t idx)
+{
+	return pool->gap_period && idx % pool->gap_period >= pool->gap_objs;
 }
 
 /*

@@ -2,12 +2,17 @@
 /*
  * Guard pages: a run off either end of a pool's region faults, and the
  * report names the pool and how far off it was; for every kind of
- * memory; the region's own first and last bytes stay usable.
+ * memory; the region's own first and last bytes stay usable. Guard gaps
+ * every K objects: a run off one run of objects faults in the gap, named
+ * by the nearer object; every object stays whole and usable, a gap is no
+ * object to free, and layouts that cannot have whole-page gaps are
+ * refused with the reason.
  */
 #include <criterion/criterion.h>
 
 #include <hdp/pool.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +22,9 @@
 #include <unistd.h>
 
 #include "support.h"
+
+/* Objects between guard gaps for the next child's pool (0: none). */
+static uint32_t child_guard_gap;
 
 /* In a child: make the pool, touch @off from the region's base; the report and how it died. */
 static int touch_in_child(enum hdp_mem_kind mem, long off, char *out, size_t len)
@@ -36,6 +44,7 @@ static int touch_in_child(enum hdp_mem_kind mem, long off, char *out, size_t len
 		close(fds[0]);
 		pool = hdp_pool_create(&(struct hdp_pool_params){
 			.name = "guarded", .obj_size = 2048, .obj_count = 64, .mem = mem,
+			.guard_gap = child_guard_gap,
 		});
 		if (!pool)
 			_exit(3);
@@ -132,4 +141,119 @@ Test(pool_guard, a_fault_elsewhere_is_not_called_a_guard)
 		  (WIFEXITED(status) && WEXITSTATUS(status) != 0 && strstr(report, "SEGV")),
 		  "status %#x: %s", status, report);
 	cr_assert(!strstr(report, "guard_page"), "%s", report);
+}
+
+/* 2048-byte objects, 4 between gaps: two 4 KiB pages' slots (4, 5) per gap. */
+Test(pool_guard, a_run_off_the_objects_before_a_gap_faults_named)
+{
+	child_guard_gap = 4;
+	faults_named(HDP_MEM_PLAIN, 4 * 2048, "1 byte past the end of object 3, in a guard gap");
+	faults_named(HDP_MEM_PLAIN, 6 * 2048 - 1, "1 byte before object 6, in a guard gap");
+	faults_named(HDP_MEM_PLAIN, 10 * 2048 + 99, "100 bytes past the end of object 9");
+	faults_named(HDP_MEM_PLAIN, -1, "1 byte before the start of its region");
+	child_guard_gap = 0;
+}
+
+static struct hdp_pool *gapped(uint32_t count, uint32_t gap)
+{
+	return hdp_pool_create(&(struct hdp_pool_params){
+		.name = "gapped", .obj_size = 2048, .obj_count = count, .mem = HDP_MEM_PLAIN,
+		.guard_gap = gap, .on_violation = HDP_POLICY_REPORT,
+		.flags = HDP_POOL_F_NO_CACHE,
+	});
+}
+
+Test(pool_guard, every_object_between_the_gaps_is_whole_and_usable, .init = capture_logs)
+{
+	struct hdp_pool *pool = gapped(10, 4);
+	struct hdp_pool_layout lay;
+	struct hdp_pool_stats st;
+	void *objs[10], *gap;
+	bool seen[14] = { false };
+
+	cr_assert_not_null(pool, "%s", captured_logs());
+	hdp_pool_layout(pool, &lay);
+	cr_assert_eq(lay.obj_count, 14, "10 objects and two gaps of two slots");
+	cr_assert_eq(lay.guard_gap, 4);
+	cr_assert_eq(lay.gap_slots, 2);
+	cr_assert_eq(hdp_pool_alloc_bulk(pool, objs, 10), 0);
+	cr_assert_null(hdp_pool_alloc(pool), "ten objects, not fourteen");
+	for (int i = 0; i < 10; i++) {
+		uint32_t idx = hdp_pool_obj_index(pool, hdp_untag(objs[i]));
+
+		cr_assert_lt(idx, 14);
+		cr_assert(idx % 6 < 4, "object %u is in a gap", idx);
+		cr_assert_not(seen[idx]);
+		seen[idx] = true;
+		memset(hdp_untag(objs[i]), 0xa5, 2048);	/* every byte of it, no fault */
+	}
+	hdp_pool_stats_get(pool, &st);
+	cr_assert_eq(st.obj_count, 10);
+	cr_assert_eq(st.in_use, 10);
+
+	/* A gap's slot is no object: refused, named, not freed. */
+	gap = hdp_pool_obj_at(pool, 4);
+	cr_assert_eq(hdp_pool_free_burst(pool, &gap, 1), 0);
+	cr_assert_eq(violations(pool, HDP_V_FREE_INTERIOR), 1);
+	cr_assert(log_contains("in a guard gap, not an object"), "%s", captured_logs());
+
+	/* A checked copy that would run into the gap: bounds says so first. */
+	cr_assert_eq(hdp_pool_set(pool, "bounds", "on"), 0, "%s", captured_logs());
+	cr_assert_eq(hdp_pool_copy_in(pool, (char *)hdp_pool_obj_at(pool, 3) + 2040,
+				      "0123456789abcdef", 16), -EFAULT);
+	cr_assert_eq(violations(pool, violation_kind("bounds_object_end")), 1);
+
+	cr_assert_eq(hdp_pool_free_burst(pool, objs, 10), 10);
+	hdp_pool_stats_get(pool, &st);
+	cr_assert_eq(st.in_use, 0);
+	cr_assert_eq(st.free_shared, 10);
+	hdp_pool_destroy(pool);
+}
+
+static void refused(const struct hdp_pool_params *p, const char *why)
+{
+	clear_logs();
+	errno = 0;
+	cr_assert_null(hdp_pool_create(p));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert(log_contains(why), "%s", captured_logs());
+}
+
+Test(pool_guard, layouts_without_whole_page_gaps_are_refused, .init = capture_logs)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct hdp_pool_params p = {
+		.name = "gapped", .obj_size = 2048, .obj_count = 64, .mem = HDP_MEM_PLAIN,
+		.guard_gap = 4,
+	};
+
+	p.mem = HDP_MEM_AUTO;
+	refused(&p, "guard_gap 4 needs plain pages (mem plain, not auto)");
+	p.mem = HDP_MEM_PLAIN;
+	p.guard_gap = 64;
+	refused(&p, "guard_gap 64 is not below the object count 64");
+	p.guard_gap = 4;
+	p.obj_size = 3000;
+	p.obj_align = 8;
+	refused(&p, "guard_gap needs an object stride that divides the page size");
+	p.obj_size = 2048;
+	p.obj_align = 0;
+	if (page == 4096) {
+		p.guard_gap = 3;
+		refused(&p, "guard_gap 3: 3 objects of 2048 bytes do not end on a page boundary: "
+			    "use a multiple of 2");
+	}
+	/* A stride of whole pages takes one slot a gap, with any count between. */
+	p.obj_size = (size_t)page;
+	p.guard_gap = 3;
+	{
+		struct hdp_pool *pool = hdp_pool_create(&p);
+		struct hdp_pool_layout lay;
+
+		cr_assert_not_null(pool, "%s", captured_logs());
+		hdp_pool_layout(pool, &lay);
+		cr_assert_eq(lay.gap_slots, 1);
+		cr_assert_eq(lay.obj_count, 64 + 63 / 3);
+		hdp_pool_destroy(pool);
+	}
 }

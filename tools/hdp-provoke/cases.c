@@ -420,6 +420,20 @@ static enum verdict guard_read_before_region(struct provoke_env *env)
 	return MISSED;
 }
 
+/*
+ * A raw store one byte past the last object before a guard gap: with the
+ * gap it faults there; without one it would land in the next object.
+ */
+static enum verdict guard_gap_overrun(struct provoke_env *env)
+{
+	struct hdp_pool *p = provoke_pool_gapped(env, "gapped", 2048, 8, 2);
+	struct hdp_pool_layout lay;
+
+	hdp_pool_layout(p, &lay);
+	((volatile char *)lay.base)[lay.guard_gap * lay.obj_stride] = 1;
+	return MISSED;
+}
+
 #define TAGS_ONLY "bounds=off"
 
 const struct provoke_case provoke_cases[] = {
@@ -454,6 +468,7 @@ const struct provoke_case provoke_cases[] = {
 	{ "tag-sampling-first-then-1-in-n", "tag_sample=8: the first, then one in eight", "tag_sample=8", tag_sampling_first_then_1_in_n },
 	{ "guard-write-past-region", "store one byte past the end of a pool's region (always caught)", "", guard_write_past_region },
 	{ "guard-read-before-region", "load the byte before a pool's region (always caught)", "", guard_read_before_region },
+	{ "guard-gap-overrun", "store one byte past the last object before a guard gap (guard_gap=2)", "", guard_gap_overrun },
 };
 
 const unsigned provoke_ncases = sizeof(provoke_cases) / sizeof(provoke_cases[0]);

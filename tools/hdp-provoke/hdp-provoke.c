@@ -36,9 +36,15 @@ static void usage(FILE *f)
 struct hdp_pool *provoke_pool(struct provoke_env *env, const char *name,
 			      size_t size, unsigned count)
 {
+	return provoke_pool_gapped(env, name, size, count, 0);
+}
+
+struct hdp_pool *provoke_pool_gapped(struct provoke_env *env, const char *name,
+				     size_t size, unsigned count, unsigned guard_gap)
+{
 	struct hdp_pool *pool = hdp_pool_create(&(struct hdp_pool_params){
 		.name = name, .obj_size = size, .obj_align = 16, .obj_count = count,
-		.mem = HDP_MEM_PLAIN,
+		.mem = HDP_MEM_PLAIN, .guard_gap = guard_gap,
 	});
 
 	if (!pool || hdp_pool_configure(pool, env->cfg)) {

@@ -42,6 +42,9 @@ bool provoke_case_at(unsigned i, struct provoke_case *out);
 /* Make a plain-page pool configured from env (exits 2 on failure). */
 struct hdp_pool *provoke_pool(struct provoke_env *env, const char *name,
 			      size_t size, unsigned count);
+/* The same, with a guard gap after every @guard_gap objects. */
+struct hdp_pool *provoke_pool_gapped(struct provoke_env *env, const char *name,
+				     size_t size, unsigned count, unsigned guard_gap);
 
 /* Violations of @kind seen by @pool so far. */
 unsigned long long provoke_seen(struct hdp_pool *pool, enum hdp_violation_kind kind);

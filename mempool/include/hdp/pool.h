@@ -64,6 +64,17 @@ struct hdp_pool_params {
 	const char *huge_dir;	/* hugetlbfs mount, for HDP_MEM_HUGE_FILE */
 	unsigned flags;		/* enum hdp_pool_flags */
 	enum hdp_policy on_violation;	/* default: abort */
+	/*
+	 * After every guard_gap objects, a gap of inaccessible pages, as
+	 * hardened_malloc puts between slabs: a run off the end of one run
+	 * of objects faults (a guard_page violation naming the pool and the
+	 * object) instead of landing in the next object. 0: none, only the
+	 * guards around the region. Needs plain pages (a hugepage cannot be
+	 * split), a stride that divides the page size or is a multiple of it,
+	 * and guard_gap objects that end on a page boundary. The gaps take
+	 * slots: object indices skip them (hdp_pool_layout says where).
+	 */
+	uint32_t guard_gap;
 };
 
 /*
@@ -213,7 +224,9 @@ struct hdp_pool_layout {
 	size_t page_size;
 	size_t obj_size;	/* as requested */
 	size_t obj_stride;	/* distance between objects */
-	uint32_t obj_count;
+	uint32_t obj_count;	/* slots, the guard gaps' included */
+	uint32_t guard_gap;	/* objects between gaps, 0: no gaps */
+	uint32_t gap_slots;	/* slots each gap takes */
 	int region_id;		/* in the region registry */
 };
 
