@@ -331,21 +331,28 @@ unsigned hdp_pool_alloc_burst(struct hdp_pool *pool, void **objs, unsigned n)
 	return alloc_n(pool, objs, n, false);
 }
 
-/* Is @p (untagged) the start of one of this pool's objects? */
-static inline bool obj_is_valid(const struct hdp_pool *pool, const void *p)
+/* Is @p (untagged) the start of one of this pool's slots? */
+static inline bool obj_at_slot(const struct hdp_pool *pool, const void *p)
 {
 	uintptr_t off = (uintptr_t)p - pool->base;
-	bool at_slot;
 
 	if (hdp_unlikely(off >= pool->objs_len))
 		return false;
 	if (hdp_likely(pool->stride_shift != UINT32_MAX))
-		at_slot = (off & (pool->stride - 1)) == 0;
-	else
-		at_slot = off % pool->stride == 0;
-	/* A slot in a guard gap is no object. */
-	return at_slot && (hdp_likely(!pool->gap_period) ||
-			   !pool_slot_is_gap(pool, pool_index_of(pool, off)));
+		return (off & (pool->stride - 1)) == 0;
+	return off % pool->stride == 0;
+}
+
+/* A slot in a guard gap is no object (@p is at a slot). */
+static inline bool slot_in_gap(const struct hdp_pool *pool, const void *p)
+{
+	return pool_slot_is_gap(pool, pool_index_of(pool, (uintptr_t)p - pool->base));
+}
+
+/* Is @p (untagged) the start of one of this pool's objects? */
+static inline bool obj_is_valid(const struct hdp_pool *pool, const void *p)
+{
+	return obj_at_slot(pool, p) && !slot_in_gap(pool, p);
 }
 
 HDP_COLD static void report_invalid(struct hdp_pool *pool, const void *p)
@@ -428,7 +435,10 @@ static unsigned free_checked(struct hdp_pool *pool, struct pool_cache *c,
 		bool all_valid = true;
 
 		for (unsigned i = 0; i < k; i++)
-			all_valid &= obj_is_valid(pool, hdp_untag(objs[i]));
+			all_valid &= obj_at_slot(pool, hdp_untag(objs[i]));
+		/* Apart, so that pools without guard gaps keep the loop above alone. */
+		for (unsigned i = 0; hdp_unlikely(pool->gap_period) && all_valid && i < k; i++)
+			all_valid = !slot_in_gap(pool, hdp_untag(objs[i]));
 		if (hdp_unlikely(!all_valid)) {
 			ngood = 0;
 			for (unsigned i = 0; i < k; i++) {
