@@ -188,6 +188,8 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 			 : (uint32_t)__builtin_ctzl(d->obj_stride);
 	hp->name = d->name;
 	hp->cold_objects = d->cold_objects;
+	hp->gap_period = d->gap_period;
+	hp->gap_objs = d->gap_objs;
 	hp->reuse_hooks = d->reuse_hooks;
 	if (d->chunks && d->chunk_count) {
 		ret = take_chunks(hp, d);

@@ -113,8 +113,22 @@ static int mte_attach(struct hdp_harden_pool *hp)
 	/* prctl is per thread: threads made before this inherit nothing. */
 	prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE | PR_MTE_TCF_SYNC |
 	      (0xfffeUL << PR_MTE_TAG_SHIFT), 0, 0, 0);
-	if (mprotect((void *)start, len, PROT_READ | PROT_WRITE | PROT_MTE))
-		return -errno;
+	if (!hp->gap_period) {
+		if (mprotect((void *)start, len, PROT_READ | PROT_WRITE | PROT_MTE))
+			return -errno;
+		return 0;
+	}
+	/* Each run of objects between guard gaps (whole pages), not the gaps. */
+	for (uintptr_t run = hp->base; run < hp->base + hp->objs_len;
+	     run += (size_t)hp->gap_period * hp->stride) {
+		size_t run_len = (size_t)hp->gap_objs * hp->stride;
+
+		if (run_len > hp->base + hp->objs_len - run)
+			run_len = hp->base + hp->objs_len - run;
+		run_len = (run_len + page - 1) & ~(page - 1);
+		if (mprotect((void *)run, run_len, PROT_READ | PROT_WRITE | PROT_MTE))
+			return -errno;
+	}
 	return 0;
 }
 

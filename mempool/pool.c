@@ -284,6 +284,8 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 		.obj_size = pool->obj_size,
 		.obj_stride = pool->stride,
 		.obj_count = pool->slot_count,
+		.gap_period = pool->gap_period,
+		.gap_objs = pool->gap_objs,
 		.on_violation = params->on_violation,
 		.reuse_hooks = true,	/* pool_cache.c calls hold and drain */
 	});

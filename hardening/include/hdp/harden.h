@@ -212,6 +212,13 @@ struct hdp_harden_pool_desc {
 	 * costs more than writing it.
 	 */
 	bool cold_objects;
+	/*
+	 * Guard gaps (hdp_pool_params.guard_gap): of every gap_period slots,
+	 * those from gap_objs on are inaccessible pages, no objects. What
+	 * changes the memory's protection (the MTE backend) leaves them so.
+	 * 0: none.
+	 */
+	uint32_t gap_period, gap_objs;
 };
 
 /* Per-pool state of the registered protections (protection_pool.c). */
@@ -243,6 +250,7 @@ struct hdp_harden_pool {
 	size_t map_len;
 	uint32_t map_shift;
 	bool cold_objects;
+	uint32_t gap_period, gap_objs;	/* as in hdp_harden_pool_desc */
 	bool reuse_hooks;
 	struct hdp_obj_meta *meta;
 	_Atomic uint64_t epoch;		/* 1..HDP_EPOCH_MAX; 0 before any */
