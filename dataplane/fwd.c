@@ -115,8 +115,8 @@ static int create_pool(struct hdp_fwd *f)
 		return -errno;
 	if (hdp_pool_configure(f->pool, &c->harden))
 		return -EINVAL;
-	hdp_pool_layout(f->pool, &f->lay);
-	f->frame_shift = (unsigned)__builtin_ctzl(f->lay.obj_stride);
+	f->lay = hdp_pool_slots(f->pool);
+	f->frame_shift = (unsigned)__builtin_ctzl(f->lay->stride);
 	f->held = calloc(c->frames, sizeof(*f->held));
 	f->ext = calloc(c->frames, sizeof(*f->ext));
 	return f->held && f->ext ? 0 : -ENOMEM;
@@ -154,8 +154,7 @@ static int try_open_sockets(struct hdp_fwd *f, bool quiet_busy)
 	};
 	int ret;
 
-	ret = xsk_umem__create(&f->umem, f->lay.base,
-			       (uint64_t)f->lay.obj_stride * f->lay.obj_count,
+	ret = xsk_umem__create(&f->umem, (void *)f->lay->base, f->lay->span,
 			       &f->ports[0].fill, &f->ports[0].comp, &ucfg);
 	if (ret) {
 		hdp_log(HDP_LOG_ERR, "cannot register the UMEM (%u frames of %u bytes): %s",

@@ -62,17 +62,6 @@ static inline struct hdp_extent rx_extent(const struct fwd_port *in, struct xdp_
 }
 
 /*
- * Every RX descriptor must lie inside one chunk of the UMEM: the same test
- * the pool's bounds check makes, done here inline, once per descriptor,
- * whatever the profile (bounds=off must not mean a wild pointer).
- */
-static inline bool desc_fits(const struct hdp_pool_layout *lay, struct xdp_desc d)
-{
-	return d.addr < lay->obj_stride * lay->obj_count &&
-	       (d.addr & (lay->obj_stride - 1)) + d.len <= lay->obj_size;
-}
-
-/*
  * A descriptor that does not fit: the pool's own check reports it under
  * its policy (when bounds are on), and a chunk inside the UMEM goes back
  * to the pool, wiped whole (nobody knows what was written).
@@ -83,9 +72,9 @@ HDP_COLD static void refuse_desc(struct hdp_fwd *f, struct xdp_desc d, uint64_t 
 	void *unused;
 
 	hdp_fwd_rx_desc(f->pool, d.addr, d.len, &unused);
-	if (d.addr < f->lay.obj_stride * f->lay.obj_count) {
+	if (d.addr < f->lay->span) {
 		f->ext[fwd_frame_of(f, d.addr)] = (struct hdp_extent){
-			0, (uint32_t)f->lay.obj_size };
+			0, (uint32_t)f->lay->obj_size };
 		drops[(*ndrops)++] = d.addr;
 	}
 }
@@ -96,7 +85,7 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 	struct xdp_desc good[HDP_FWD_BATCH_MAX];
 	uint64_t drops[HDP_FWD_BATCH_MAX];
 	unsigned n, ngood = 0, ndrops = 0, room, invalid = 0, runts = 0;
-	uint32_t rx_idx, tx_idx, stride = (uint32_t)f->lay.obj_stride;
+	uint32_t rx_idx, tx_idx, stride = (uint32_t)f->lay->stride;
 	uint64_t bytes = 0;
 
 	fwd_complete(f, out);
@@ -109,7 +98,11 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 		struct xdp_desc desc = *xsk_ring_cons__rx_desc(&in->rx, rx_idx + i);
 		uint8_t *data;
 
-		if (hdp_unlikely(!desc_fits(&f->lay, desc))) {
+		/*
+		 * Inside one chunk of the UMEM, whatever the profile (bounds=off
+		 * must not mean a wild pointer): the pool's own test, inline.
+		 */
+		if (hdp_unlikely(!hdp_layout_holds(f->lay, desc.addr, desc.len))) {
 			refuse_desc(f, desc, drops, &ndrops);
 			invalid++;
 			continue;

@@ -187,7 +187,7 @@ static void pools(struct hdp_strbuf *o)
 	       "A pool, its hardening profile and where its memory comes from: 1 per pool.");
 	for (unsigned i = 0; i < l.n; i++) {
 		hdp_strbuf_printf(o, "hdp_pool_info{pool=\"%s\",", l.st[i].name);
-		hdp_prom_label(o, "profile", l.st[i].harden.profile);
+		hdp_prom_label(o, "profile", l.st[i].harden.profile_text);
 		hdp_strbuf_printf(o, ",tag_backend=\"%s\",huge=\"%s\"} 1\n",
 				  l.st[i].harden.tag_backend, l.st[i].huge ? "yes" : "no");
 	}
@@ -205,11 +205,11 @@ static void pools(struct hdp_strbuf *o)
 	per_pool(o, &l, "hdp_pool_allocation_failures_total", "counter",
 		 "Allocation calls that got fewer objects than asked.", AT(alloc_fails));
 	per_pool(o, &l, "hdp_pool_wiped_bytes_total", "counter",
-		 "Bytes zeroed by init_on_alloc and init_on_free.", AT(harden.bytes_wiped));
+		 "Bytes zeroed by init_on_alloc and init_on_free.", AT(harden.counters[HDP_C_BYTES_WIPED]));
 	per_pool(o, &l, "hdp_pool_tagged_objects_total", "counter",
-		 "Allocations given a memory tag.", AT(harden.objs_tagged));
+		 "Allocations given a memory tag.", AT(harden.counters[HDP_C_OBJS_TAGGED]));
 	per_pool(o, &l, "hdp_pool_checked_objects_total", "counter",
-		 "Allocations checked still zero by init_check.", AT(harden.checks));
+		 "Allocations checked still zero by init_check.", AT(harden.counters[HDP_C_CHECKS]));
 	per_pool(o, &l, "hdp_pool_profile_changes_total", "counter",
 		 "Hardening profile changes at run time (hdp-ctl set, SIGHUP).",
 		 AT(harden.changes));

@@ -366,7 +366,7 @@ static void reload(struct hdp_fwd *f, struct hdp_fwd_cfg *cfg, int argc, char **
 	}
 	hdp_pool_stats_get(hdp_fwd_pool(f), &st);
 	fprintf(stderr, "hdp-fwd: SIGHUP: %s read again; pool %s: %s\n", config_file,
-		HDP_FWD_UMEM_POOL, st.harden.profile);
+		HDP_FWD_UMEM_POOL, st.harden.profile_text);
 }
 
 int main(int argc, char **argv)

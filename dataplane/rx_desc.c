@@ -7,16 +7,9 @@
 int hdp_fwd_rx_desc(struct hdp_pool *umem, uint64_t addr, uint32_t len,
 		    void **data)
 {
-	struct hdp_pool_layout lay;
-	uint64_t size;
-
 	/* The pool's own check, when its profile has bounds on. */
 	if (hdp_pool_desc_to_ptr(umem, addr, len, data))
 		return -EFAULT;
 	/* And always the structural one: bounds=off must not mean a crash. */
-	hdp_pool_layout(umem, &lay);
-	size = (uint64_t)lay.obj_stride * lay.obj_count;
-	if (addr >= size || addr % lay.obj_stride + len > lay.obj_size)
-		return -EFAULT;
-	return 0;
+	return hdp_layout_holds(hdp_pool_slots(umem), addr, len) ? 0 : -EFAULT;
 }

@@ -35,7 +35,7 @@ struct hdp_dpdk_pool {
 	bool populating;		/* objects arrive: no hooks yet */
 	bool inside;			/* every object inside its chunk's slots */
 	/* The chunks DPDK populated the pool with, in the order it gave them. */
-	struct hdp_harden_chunk *chunks;
+	struct hdp_layout_chunk *chunks;
 	uint32_t chunk_count;
 	uint32_t slots;			/* over every chunk */
 	uintptr_t span_base;		/* chunks indexed as one span: its start */

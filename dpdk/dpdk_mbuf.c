@@ -19,7 +19,7 @@ static unsigned zero_flags(struct hdp_dpdk_pool *pd)
 {
 	if (!pd || !pd->applied || !pd->is_mbuf)
 		return 0;
-	return hdp_hw_flags(hdp_harden_word(&pd->hp)) &
+	return hdp_view_flags(hdp_harden_pool_view(&pd->hp)) &
 	       (HDP_HF_INIT_ALLOC | HDP_HF_INIT_FREE | HDP_HF_INIT_USED);
 }
 
@@ -30,7 +30,7 @@ static void wipe(struct hdp_dpdk_pool *pd, struct rte_mbuf *m, size_t len)
 
 	memset((char *)m + pd->area_off, 0, len);
 	l = hdp_dpdk_lcore_get(pd, lcore);
-	hdp_counter_add(&l->tls.c.bytes_wiped, len);
+	hdp_counter_add(&l->tls.c.n[HDP_C_BYTES_WIPED], len);
 	hdp_dpdk_lcore_put(pd, lcore);
 }
 

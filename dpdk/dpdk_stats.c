@@ -46,8 +46,8 @@ static void fill(struct hdp_dpdk_pool *pd, struct hdp_dpdk_pool_stats *st)
 	if (!pd->hp_ready)
 		return;
 	gather(pd, &hs);
-	st->bytes_wiped = hs.bytes_wiped;
-	st->checks = hs.checks;
+	st->bytes_wiped = hs.counters[HDP_C_BYTES_WIPED];
+	st->checks = hs.counters[HDP_C_CHECKS];
 	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
 		st->violations += hs.violations[k];
 	st->double_frees = hs.violations[HDP_V_DOUBLE_FREE];
@@ -56,7 +56,7 @@ static void fill(struct hdp_dpdk_pool *pd, struct hdp_dpdk_pool_stats *st)
 	st->writes_after_free = hs.violations[HDP_V_WRITE_AFTER_FREE];
 	st->flags = hs.flags;
 	memcpy(st->exclude, hs.exclude, sizeof(st->exclude));
-	memcpy(st->profile, hs.profile, sizeof(st->profile));
+	memcpy(st->profile, hs.profile_text, sizeof(st->profile));
 }
 
 int hdp_dpdk_pool_stats_get(const struct rte_mempool *mp, struct hdp_dpdk_pool_stats *st)
@@ -77,16 +77,13 @@ static const char *on_off(unsigned flags, unsigned bit)
 /* Each registered protection: on or off, then its counters, by name. */
 static void add_protections(struct rte_tel_data *d, const struct hdp_harden_stats *hs)
 {
-	unsigned base = 0;
-
 	for (unsigned i = 0; i < hdp_protection_count_registered(); i++) {
 		const struct hdp_protection *p = hdp_protection_get(i);
 
 		rte_tel_data_add_dict_string(d, p->name, (hs->protections >> i & 1) ? "on" : "off");
 		for (unsigned c = 0; c < p->ncounters; c++)
 			rte_tel_data_add_dict_u64(d, p->counters[c].name,
-						  hs->prot_counters[base + c]);
-		base += p->ncounters;
+						  hdp_protection_counter(hs, i, c));
 	}
 }
 
@@ -123,7 +120,7 @@ static void pool_dict(struct hdp_dpdk_pool *pd, struct rte_tel_data *d, bool by_
 				     (st.flags & HDP_HF_INIT_USED) ? "used" : "on");
 	rte_tel_data_add_dict_string(d, "init_check", on_off(st.flags, HDP_HF_INIT_CHECK));
 	rte_tel_data_add_dict_string(d, "on_violation",
-				     hdp_policy_name(hdp_hw_policy(hdp_harden_word(&pd->hp))));
+				     hdp_policy_name(hdp_view_policy(hdp_harden_pool_view(&pd->hp))));
 	rte_tel_data_add_dict_string(d, "init_exclude", st.exclude[0] ? st.exclude : "-");
 	if (by_kind && pd->hp_ready) {
 		struct hdp_harden_stats hs;

@@ -14,7 +14,7 @@
  * DPDK gives a pool's memory in one chunk or in many (IOVA-contiguous runs
  * in PA mode, hugepage by hugepage with --legacy-mem, whatever an
  * application passes to rte_mempool_populate_*): hdp indexes objects over
- * every chunk (hdp_harden_chunk) and turns the profile on once the last
+ * every chunk (hdp_layout_chunk) and turns the profile on once the last
  * object has arrived. Objects arriving during populate skip the hooks:
  * their mbuf headers are written (rte_pktmbuf_init) only after they are
  * "free".
@@ -109,7 +109,7 @@ static void hdp_ops_free(struct rte_mempool *mp)
 
 struct populate_ctx {
 	struct hdp_dpdk_pool *pd;
-	const struct hdp_harden_chunk *chunk;
+	const struct hdp_layout_chunk *chunk;
 	rte_mempool_populate_obj_cb_t *obj_cb;
 	void *obj_cb_arg;
 };
@@ -142,7 +142,7 @@ static void note_object(struct rte_mempool *mp, void *opaque, void *obj, rte_iov
  */
 static int grow_tables(struct hdp_dpdk_pool *pd, uint32_t slots)
 {
-	struct hdp_harden_chunk *chunks;
+	struct hdp_layout_chunk *chunks;
 	uint32_t *starts;
 
 	if (slots > UINT32_MAX - pd->slots)
@@ -188,7 +188,7 @@ static int index_as_span(struct hdp_dpdk_pool *pd, size_t stride, bool *spanned)
 		return -ENOMEM;
 	memset(starts, 0xff, slots * sizeof(*starts));
 	for (uint32_t k = 0; k < pd->chunk_count; k++) {
-		const struct hdp_harden_chunk *c = &pd->chunks[k];
+		const struct hdp_layout_chunk *c = &pd->chunks[k];
 
 		for (uint32_t s = 0; s < c->len / stride; s++) {
 			uint32_t start = pd->starts[c->first + s];
@@ -220,12 +220,15 @@ static int harden_pool_ready(struct rte_mempool *mp, struct hdp_dpdk_pool *pd)
 		return ret;
 	one = pd->chunk_count == 1 || spanned;
 	struct hdp_harden_pool_desc d = {
-		.name = mp->name, .base = spanned ? pd->span_base : pd->chunks[0].base,
-		.obj_size = pd->area_len, .obj_stride = elt_stride(mp),
-		.obj_count = spanned ? pd->span_slots : pd->slots,
+		.name = mp->name,
+		.layout = {
+			.base = spanned ? pd->span_base : pd->chunks[0].base,
+			.obj_size = pd->area_len, .stride = elt_stride(mp),
+			.slots = spanned ? pd->span_slots : pd->slots,
+			/* One chunk or span: the same index as hdp's own pools. */
+			.chunks = one ? NULL : pd->chunks, .chunk_count = one ? 0 : pd->chunk_count,
+		},
 		.on_violation = pd->profile.on_violation,
-		/* One chunk or span: the same index as hdp's own pools. */
-		.chunks = one ? NULL : pd->chunks, .chunk_count = one ? 0 : pd->chunk_count,
 		/* With no cache, objects come back in FIFO order through the whole pool. */
 		.cold_objects = true,
 	};
@@ -262,7 +265,7 @@ static int hdp_ops_populate(struct rte_mempool *mp, unsigned int max_objs, void 
 {
 	struct hdp_dpdk_pool *pd = mp->pool_data;
 	size_t stride = elt_stride(mp), slots = len / stride;
-	struct hdp_harden_chunk *chunk;
+	struct hdp_layout_chunk *chunk;
 	struct populate_ctx c = { pd, NULL, obj_cb, obj_cb_arg };
 	int n;
 
@@ -276,7 +279,7 @@ static int hdp_ops_populate(struct rte_mempool *mp, unsigned int max_objs, void 
 	if (slots > UINT32_MAX || grow_tables(pd, (uint32_t)slots))
 		return -ENOMEM;
 	chunk = &pd->chunks[pd->chunk_count];
-	*chunk = (struct hdp_harden_chunk){
+	*chunk = (struct hdp_layout_chunk){
 		.base = (uintptr_t)vaddr + mp->header_size + pd->area_off,
 		.len = slots * stride, .first = pd->slots,
 	};
@@ -309,7 +312,7 @@ area_slot_of(struct hdp_dpdk_pool *pd, void *obj, void **area, uint32_t *idx)
 	size_t in_slot;
 
 	*area = (void *)a;
-	if (!hdp_harden_slot(&pd->hp, a, idx, &in_slot))
+	if (!hdp_layout_slot(&pd->hp.layout, a, idx, &in_slot))
 		return HDP_V_FREE_FOREIGN;
 	return pd->starts[*idx] == in_slot ? HDP_V__COUNT : HDP_V_FREE_INTERIOR;
 }
@@ -352,14 +355,14 @@ area_checked(struct hdp_dpdk_pool *pd, void *obj, void **area, uint32_t *idx)
 
 	if (hdp_likely(bad == HDP_V__COUNT))
 		return true;
-	hdp_harden_violation(&pd->hp, bad, obj, 0, "not an object of this DPDK mempool");
+	hdp_harden_pool_violation(&pd->hp, bad, obj, 0, "not an object of this DPDK mempool");
 	return false;
 }
 
 /* init_on_free=used wipes the extent; protections (redzone) check past it. */
-static inline bool wants_extent(uint64_t w)
+static inline bool wants_extent(struct hdp_harden_view v)
 {
-	return hdp_hw_flags(w) & (HDP_HF_INIT_USED | HDP_HF_PROTECTIONS);
+	return hdp_view_flags(v) & (HDP_HF_INIT_USED | HDP_HF_PROTECTIONS);
 }
 
 /* Refuse what is not an object of the pool; the rest, as areas, to @areas. */
@@ -398,11 +401,11 @@ static bool all_valid(struct hdp_dpdk_pool *pd, void * const *objs, unsigned n)
  * no cache lines spent on them. Returns how many were refused, or -1 if
  * the ring was full (it cannot be: it holds the whole pool).
  */
-static int enqueue_hooked(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, uint64_t w,
-			  void * const *objs, unsigned n)
+static int enqueue_hooked(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l,
+			  struct hdp_harden_view v, void * const *objs, unsigned n)
 {
-	unsigned flags = hdp_hw_flags(w), refused = 0;
-	bool want_ext = wants_extent(w);
+	unsigned flags = hdp_view_flags(v), refused = 0;
+	bool want_ext = wants_extent(v);
 
 	while (n) {
 		void *areas[STEP], *kept[STEP];
@@ -411,8 +414,8 @@ static int enqueue_hooked(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, ui
 
 		good = valid_areas(pd, objs, k, areas, ext, want_ext);
 		if (flags & HDP_HF_HOOKS) {
-			out = hdp_harden_on_free(&pd->hp, &l->tls, w, areas,
-						 want_ext ? ext : NULL, kept, good);
+			out = hdp_harden_pool_on_free(&pd->hp, &l->tls, v, areas,
+						      want_ext ? ext : NULL, kept, good);
 		} else {
 			memcpy(kept, areas, good * sizeof(*kept));
 			out = good;
@@ -433,10 +436,10 @@ static int enqueue_hooked(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, ui
  * mbuf by mbuf): the same checks as enqueue_hooked without its arrays.
  * Returns how many were refused (0 or 1), or -1 if the ring was full.
  */
-static int enqueue_one(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, uint64_t w,
-		       void *obj)
+static int enqueue_one(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l,
+		       struct hdp_harden_view v, void *obj)
 {
-	bool want_ext = wants_extent(w);
+	bool want_ext = wants_extent(v);
 	struct hdp_extent ext;
 	void *area, *kept;
 	uint32_t idx;
@@ -445,8 +448,8 @@ static int enqueue_one(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l, uint6
 		return 1;
 	if (want_ext)
 		ext = extent_of(pd, obj);
-	if (!hdp_harden_on_free_one(&pd->hp, &l->tls, w, area, idx, want_ext ? &ext : NULL,
-				    &kept))
+	if (!hdp_harden_pool_on_free_one(&pd->hp, &l->tls, v, area, idx,
+					 want_ext ? &ext : NULL, &kept))
 		return 1;
 	kept = (char *)kept - pd->area_off;
 	return hdp_reuse_put(&l->reuse, &kept, 1, pd->ring);
@@ -456,22 +459,22 @@ static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned 
 {
 	struct hdp_dpdk_pool *pd = mp->pool_data;
 	struct hdp_dpdk_lcore *l;
+	struct hdp_harden_view v;
 	unsigned lcore;
-	uint64_t w;
 	int refused;
 
 	if (pd->populating || !pd->applied)
 		return rte_ring_mp_enqueue_bulk(pd->ring, objs, n, NULL) ? 0 : -ENOBUFS;
-	w = hdp_harden_word(&pd->hp);
+	v = hdp_harden_pool_view(&pd->hp);
 	lcore = rte_lcore_id();
 	l = hdp_dpdk_lcore_get(pd, lcore);
 	/* No hook on and every pointer good: the objects go as they came, at once. */
-	if (!(hdp_hw_flags(w) & HDP_HF_HOOKS) && all_valid(pd, objs, n))
+	if (!(hdp_view_flags(v) & HDP_HF_HOOKS) && all_valid(pd, objs, n))
 		refused = hdp_reuse_put_bulk(&l->reuse, objs, n, pd->ring);
 	else if (n == 1)
-		refused = enqueue_one(pd, l, w, objs[0]);
+		refused = enqueue_one(pd, l, v, objs[0]);
 	else
-		refused = enqueue_hooked(pd, l, w, objs, n);
+		refused = enqueue_hooked(pd, l, v, objs, n);
 	if (refused >= 0) {
 		hdp_counter_add(&l->frees, n - (unsigned)refused);
 		if (refused)
@@ -521,8 +524,8 @@ static int hdp_ops_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
 {
 	struct hdp_dpdk_pool *pd = mp->pool_data;
 	struct hdp_dpdk_lcore *l;
+	struct hdp_harden_view v;
 	unsigned lcore;
-	uint64_t w;
 
 	if (!pd->applied)
 		return rte_ring_mc_dequeue_bulk(pd->ring, objs, n, NULL) ? 0 : -ENOBUFS;
@@ -532,22 +535,23 @@ static int hdp_ops_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
 		hdp_dpdk_lcore_put(pd, lcore);
 		return -ENOBUFS;
 	}
-	w = hdp_harden_word(&pd->hp);
-	if (pd->is_mbuf && (hdp_hw_flags(w) & (HDP_HF_INIT_USED | HDP_HF_INIT_CHECK))) {
+	/* After the objects are ours: as new as the view of the frees that let them go. */
+	v = hdp_harden_pool_view(&pd->hp);
+	if (pd->is_mbuf && (hdp_view_flags(v) & (HDP_HF_INIT_USED | HDP_HF_INIT_CHECK))) {
 		prefetch_data_lines(pd, objs, n);
 		/* Only init_check reads them at once; used's wipe comes a burst later. */
-		if (hdp_hw_flags(w) & HDP_HF_INIT_CHECK)
+		if (hdp_view_flags(v) & HDP_HF_INIT_CHECK)
 			prefetch_next_data_lines(pd, &l->reuse, n);
 	}
 	hdp_counter_add(&l->allocs, n);
-	for (unsigned i = 0; (hdp_hw_flags(w) & HDP_HF_HOOKS) && i < n; i += STEP) {
+	for (unsigned i = 0; (hdp_view_flags(v) & HDP_HF_HOOKS) && i < n; i += STEP) {
 		void *areas[STEP];
 		unsigned k = n - i < STEP ? n - i : STEP;
 
 		for (unsigned j = 0; j < k; j++)
 			areas[j] = (char *)objs[i + j] + pd->area_off;
 		/* Tags are off for DPDK pools: the pointers come back unchanged. */
-		hdp_harden_on_alloc(&pd->hp, &l->tls, w, areas, k);
+		hdp_harden_pool_on_alloc(&pd->hp, &l->tls, v, areas, k);
 	}
 	hdp_dpdk_lcore_put(pd, lcore);
 	return 0;

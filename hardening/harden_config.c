@@ -4,7 +4,7 @@
  * with settings for all pools and for named ones, and the init_exclude
  * list with its built-in entries.
  */
-#include "builtin_internal.h"
+#include "harden_internal.h"
 
 #include <hdp/log.h>
 #include <hdp/profile.h>
@@ -264,7 +264,11 @@ int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
 
 static void apply(struct hdp_profile *out, const struct hdp_profile *in)
 {
-	hdp_builtin_apply(out, in);
+	for (uint32_t m = in->set; m; m &= m - 1) {
+		enum hdp_core_key k = (enum hdp_core_key)__builtin_ctz(m);
+
+		hdp_core_store(out, k, hdp_core_value(in, k));
+	}
 	out->set |= in->set;
 	/* The registered protections' keys, one bit each. */
 	for (uint32_t m = in->pset; m; m &= m - 1)

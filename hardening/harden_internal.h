@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Per-object metadata and helpers shared by hardening's source files. */
+/*
+ * What hardening's source files share about the core: the per-object
+ * record, the zero check and wipe, the samplers, the MTE backend, and the
+ * core's keys and descriptions (core.c).
+ */
 #ifndef HDP_HARDENING_HARDEN_INTERNAL_H
 #define HDP_HARDENING_HARDEN_INTERNAL_H
 
 #include <hdp/counter.h>
 #include <hdp/harden.h>
-#include <hdp/tag.h>
+#include <hdp/protection.h>
 
 #include <string.h>
 
@@ -32,35 +36,7 @@ struct hdp_obj_meta {
 /* Like ZERO_OR_NULL_PTR: the first page is never valid. */
 #define HDP_NULL_ZONE 4096
 
-static inline uint32_t obj_index(const struct hdp_harden_pool *hp, uintptr_t u)
-{
-	return hdp_harden_div_stride(hp->stride_shift, hp->stride_magic, hp->stride, u - hp->base);
-}
-
-static inline uint64_t epoch_now(struct hdp_harden_pool *hp)
-{
-	return atomic_load_explicit(&hp->epoch, memory_order_acquire);
-}
-
-/* The state if it was recorded in this epoch, else 0 (nothing known). */
-static inline uint64_t meta_now(struct hdp_harden_pool *hp, uint32_t idx,
-				uint64_t epoch)
-{
-	uint64_t m = atomic_load_explicit(&hp->meta[idx].state, memory_order_relaxed);
-
-	return META_EPOCH(m) == epoch ? m : 0;
-}
-
-/* The tag the memory of object @idx has now (0: none or unknown). */
-static inline unsigned memory_tag(struct hdp_harden_pool *hp, uint32_t idx,
-				  uint64_t epoch)
-{
-	uint64_t m = meta_now(hp, idx, epoch);
-
-	return (m & META_TAGGED) ? META_TAG(m) : 0;
-}
-
-/* The zero check (zero.c). */
+/* The zero check (zero.c): is [p, p + n) all zero? If not, where first. */
 bool zero_is_clear(const void *p, size_t n, size_t *first_dirty);
 
 /*
@@ -72,54 +48,6 @@ bool zero_is_clear(const void *p, size_t n, size_t *first_dirty);
 static inline void zero_wipe(void *p, size_t n)
 {
 	memset(p, 0, n);
-}
-
-/*
- * The check, inline for the short ranges a packet's extent usually is:
- * 16 bytes at a time, the last 16 once more from the end, overlapping.
- * (Wiping stays with memset: overlapping vector stores followed by the
- * next owner's loads stall store forwarding, measured slower.)
- */
-typedef uint64_t hdp_v2u64 __attribute__((vector_size(16)));
-#define SHORT_MAX 128
-
-static inline bool is_clear(const void *p, size_t n, size_t *first_dirty)
-{
-	const char *b = p;
-	hdp_v2u64 acc, v;
-
-	if (n < 16 || n > SHORT_MAX)
-		return zero_is_clear(p, n, first_dirty);
-	memcpy(&acc, b + n - 16, 16);
-	for (size_t j = 0; j + 16 <= n; j += 16) {
-		memcpy(&v, b + j, 16);
-		acc |= v;
-	}
-	return hdp_likely(!(acc[0] | acc[1])) || zero_is_clear(p, n, first_dirty);
-}
-
-/*
- * Zero [p, p + n) for a caller whose bytes are not read again soon (a
- * DPDK mbuf freed alone waits a whole reuse queue): up to 64 bytes as
- * overlapping 16-byte stores, no call. (Where the next owner may read at
- * once, overlapping stores defeat store forwarding: zero_wipe.)
- */
-static inline void zero_wipe_short(void *p, size_t n)
-{
-	static const hdp_v2u64 zero;
-	char *b = p;
-
-	if (n < 16 || n > 64) {
-		if (n)
-			zero_wipe(p, n);
-		return;
-	}
-	memcpy(b, &zero, 16);
-	memcpy(b + n - 16, &zero, 16);
-	if (n > 32) {
-		memcpy(b + 16, &zero, 16);
-		memcpy(b + n - 32, &zero, 16);
-	}
 }
 
 static inline uint64_t hdp_xorshift(uint64_t *s)
@@ -134,40 +62,50 @@ static inline uint64_t hdp_xorshift(uint64_t *s)
 }
 
 /*
- * KASAN's page_alloc sampling, per thread and pool: objects below
- * tag_sample_min are always tagged and do not count (the pool's flag says
- * so, its object size being fixed); above it the first allocation is
- * tagged, then one in every tag_sample. A countdown left from a larger
- * tag_sample restarts, so a smaller one takes effect at once.
+ * The bounds check of a copy of [p, p + n) (bounds.c), in the kernel's
+ * order: 0, or -EFAULT after the violation was handled.
  */
-static inline bool tag_sample_this(struct hdp_harden_samplers *t, uint64_t w)
-{
-	if (hdp_hw_flags(w) & HDP_HF_TAG_ALWAYS)
-		return true;
-	if (t->sample_countdown && t->sample_countdown < hdp_hw_sample(w)) {
-		t->sample_countdown--;
-		return false;
-	}
-	t->sample_countdown = hdp_hw_sample(w) - 1;
-	return true;
-}
+int bounds_check(struct hdp_harden_pool *hp, unsigned flags, const void *p, size_t n);
 
 /*
- * init_check's sampled whole-object check: the first allocation, then
- * gaps drawn at random with a mean of init_check_sample. Random, not a
- * fixed countdown: a frame that always comes back at the same place in
- * the reuse cycle must not always fall between two checks.
+ * arm64 MTE (tag_mte.c); on other CPUs probe says no and the rest is
+ * never called. attach maps the pool's objects PROT_MTE (not its guard
+ * gaps) and asks for synchronous faults; set gives @obj's @size bytes the
+ * tag and zeroes [zstart, zend) with it (STZG); choose is IRG, avoiding
+ * 0 and @avoid.
  */
-static inline bool check_whole_this(struct hdp_harden_samplers *t, uint64_t w)
-{
-	uint32_t n = hdp_hw_check_sample(w);
+bool tag_mte_probe(void);
+int tag_mte_attach(struct hdp_harden_pool *hp);
+void tag_mte_set(void *obj, size_t size, unsigned tag, size_t zstart, size_t zend);
+unsigned tag_mte_choose(void *obj, const unsigned *avoid, unsigned n);
 
-	if (t->check_countdown && t->check_countdown < 2 * n - 1) {
-		t->check_countdown--;
-		return false;
-	}
-	t->check_countdown = n > 1 ? (uint32_t)(hdp_xorshift(&t->rng) % (2 * n - 1)) : 0;
-	return true;
-}
+/*
+ * The core described for its keys, counters and violation kinds (core.c):
+ * "pool", bounds, init, tag, in the order their keys are formatted.
+ */
+#define HDP_CORE_PARTS 4
+extern const struct hdp_protection hdp_core[HDP_CORE_PARTS];
+
+/* Core key @k of @p as a number, and back. */
+uint32_t hdp_core_value(const struct hdp_profile *p, enum hdp_core_key k);
+void hdp_core_store(struct hdp_profile *p, enum hdp_core_key k, uint32_t v);
+/* The core key called @name, or -1. */
+int hdp_core_key_find(const char *name);
+/* Its table entry (name, type, range, default, doc). */
+const struct hdp_protection_key *hdp_core_key(enum hdp_core_key k);
+/* The core part (hdp_core[]) a key belongs to. */
+const char *hdp_core_key_part(enum hdp_core_key k);
+
+/*
+ * The flags @p turns on in a pool whose objects are @obj_size bytes,
+ * @excluded (enum hdp_key bits) being what init_exclude takes from it.
+ */
+unsigned hdp_core_flags(const struct hdp_profile *p, uint32_t excluded, size_t obj_size);
+
+/* A core counter's name (c < HDP_C__CORE). */
+const char *hdp_core_counter_name(enum hdp_counter c);
+
+/* A core violation kind's name (kind < HDP_V__COUNT). */
+const char *hdp_core_violation_name(enum hdp_violation_kind kind);
 
 #endif /* HDP_HARDENING_HARDEN_INTERNAL_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* One profile: its keys, their values, defaults and formatting. */
-#include "builtin_internal.h"
+/* One profile: its keys, the core's and the registered ones', their values, defaults and text. */
+#include "harden_internal.h"
 #include "protection_internal.h"
 
 #include <hdp/strbuf.h>
@@ -13,39 +13,28 @@
 void hdp_profile_defaults(struct hdp_profile *p)
 {
 	*p = (struct hdp_profile){ .set = 0 };
-	hdp_builtin_defaults(p);
-	hdp_prot_defaults(p);
-}
-
-/* Every built-in key is in its protection's table (bounds.c, init.c, tag.c; on_violation: builtin.c). */
-int hdp_profile_set_builtin_key(struct hdp_profile *p, const char *key,
-				const char *value, const char **why)
-{
-	unsigned k;
-	const struct hdp_builtin *bi = hdp_builtin_key_find(key, &k);
-	uint32_t v;
-
-	*why = NULL;
-	if (!bi) {
-		*why = "unknown key";
-		return -ENOENT;
-	}
-	if (hdp_pkey_parse(&bi->desc->keys[k], value, &v)) {
-		*why = hdp_pkey_expected(&bi->desc->keys[k]);
-		return -EINVAL;
-	}
-	hdp_builtin_store(p, &bi->fields[k], v);
-	p->set |= bi->fields[k].set_bit;
-	return 0;
+	for (int k = 0; k < HDP_CK__COUNT; k++)
+		hdp_core_store(p, (enum hdp_core_key)k, hdp_core_key((enum hdp_core_key)k)->def);
+	hdp_registry_defaults(p);
 }
 
 int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 			const char *value, const char **why)
 {
-	int ret = hdp_profile_set_builtin_key(p, key, value, why);
+	int k = hdp_core_key_find(key), ret;
+	uint32_t v;
 
-	if (ret == -ENOENT)
-		ret = hdp_prot_set_key(p, key, value, why);
+	*why = NULL;
+	if (k >= 0) {
+		if (hdp_value_parse(hdp_core_key((enum hdp_core_key)k), value, &v)) {
+			*why = hdp_value_expected(hdp_core_key((enum hdp_core_key)k));
+			return -EINVAL;
+		}
+		hdp_core_store(p, (enum hdp_core_key)k, v);
+		p->set |= 1u << k;
+		return 0;
+	}
+	ret = hdp_registry_set_key(p, key, value, why);
 	if (ret == -ENOENT)
 		*why = "unknown key";
 	return ret;
@@ -54,9 +43,18 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len)
 {
 	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
+	const struct hdp_registry *reg = hdp_registry();
 
-	hdp_builtin_format(&o, p);
-	hdp_prot_format(p, &o);
+	for (int k = 0; k < HDP_CK__COUNT; k++) {
+		hdp_strbuf_printf(&o, "%s", k ? "," : "");
+		hdp_value_format(&o, hdp_core_key((enum hdp_core_key)k),
+				 hdp_core_value(p, (enum hdp_core_key)k));
+	}
+	for (unsigned i = 0; i < reg->n; i++)
+		for (unsigned k = 0; k < reg->r[i].p->nkeys; k++) {
+			hdp_strbuf_printf(&o, ",");
+			hdp_value_format(&o, &reg->r[i].p->keys[k], p->pval[reg->r[i].key_base + k]);
+		}
 	return (int)o.used;
 }
 
@@ -148,21 +146,21 @@ bool hdp_glob_match(const char *pat, const char *name)
 int hdp_profile_keys_describe(char *buf, size_t len)
 {
 	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
-	const struct hdp_prot_registry *r = hdp_prot_registry();
+	const struct hdp_registry *reg = hdp_registry();
 
-	for (unsigned i = 0; i < HDP_BUILTINS; i++)
-		for (unsigned k = 0; k < hdp_builtins[i]->desc->nkeys; k++)
-			hdp_pkey_describe(&o, hdp_builtins[i]->desc->name,
-					  &hdp_builtins[i]->desc->keys[k]);
-	/* A list, which no key type holds: its line by hand, in the same layout. */
-	hdp_pkey_describe_line(&o, "init_exclude", "init", "default",
-			       "default, none, or pool names and globs, comma-separated",
-			       "pools that are not zeroed: one list for all pools; none drops "
-			       "the built-in exclusions");
-	for (unsigned k = 0; k < hdp_builtin_pool.desc->nkeys; k++)
-		hdp_pkey_describe(&o, hdp_builtin_pool.desc->name, &hdp_builtin_pool.desc->keys[k]);
-	for (unsigned i = 0; i < r->n; i++)
-		for (unsigned k = 0; k < r->info[i].p->nkeys; k++)
-			hdp_pkey_describe(&o, r->info[i].p->name, &r->info[i].p->keys[k]);
+	for (int k = 0; k < HDP_CK__COUNT; k++) {
+		hdp_key_describe(&o, hdp_core_key_part((enum hdp_core_key)k),
+				 hdp_core_key((enum hdp_core_key)k));
+		/* A list, which no key type holds: its lines by hand, after init's. */
+		if (k == HDP_CK_INIT_CHECK_SAMPLE)
+			hdp_key_describe_line(&o, "init_exclude", "init", "default",
+					      "default, none, or pool names and globs, "
+					      "comma-separated",
+					      "pools that are not zeroed: one list for all pools; "
+					      "none drops the built-in exclusions");
+	}
+	for (unsigned i = 0; i < reg->n; i++)
+		for (unsigned k = 0; k < reg->r[i].p->nkeys; k++)
+			hdp_key_describe(&o, reg->r[i].p->name, &reg->r[i].p->keys[k]);
 	return (int)o.used;
 }

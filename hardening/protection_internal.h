@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The registry of protections (protection_registry.c), their keys in
- * profiles (protection_keys.c) and their per-pool state and burst hooks
- * (protection_pool.c).
+ * The registered protections: the registry (registry.c), their state in
+ * a pool (protection_pool.c), the one iterator over the ones a burst runs
+ * (burst.c, protection_pool.c), and the value codec every key goes
+ * through (value.c).
  */
 #ifndef HDP_HARDENING_PROTECTION_INTERNAL_H
 #define HDP_HARDENING_PROTECTION_INTERNAL_H
@@ -11,97 +12,122 @@
 #include <hdp/protection.h>
 
 /* One registered protection and where its keys, counters and kinds went. */
-struct hdp_prot_info {
+struct hdp_registered {
 	const struct hdp_protection *p;
 	unsigned index;			/* its bit in the word's mask */
 	unsigned key_base;		/* profile pval[] */
-	unsigned counter_base;		/* hdp_harden_counters.prot[] */
+	unsigned counter_base;		/* from HDP_C__CORE on */
 	unsigned violation_base;	/* kinds from HDP_V__COUNT on */
 	uint8_t shift[HDP_PROT_KEYS_MAX];	/* where each key sits in the packed word */
 	uint8_t bits[HDP_PROT_KEYS_MAX];
 };
 
-struct hdp_prot_registry {
+/* The hooks, for the masks of hdp_harden_pool.hook_mask. */
+enum hdp_hook {
+	HDP_HOOK_ON_ALLOC,
+	HDP_HOOK_ON_FREE,
+	HDP_HOOK_ON_COPY,
+	HDP_HOOK_HOLD,
+	HDP_HOOK_DRAIN,
+	HDP_HOOK_PICK,
+};
+_Static_assert(HDP_HOOK_PICK + 1 == HDP_HOOKS, "HDP_HOOKS counts the hooks");
+
+struct hdp_registry {
 	unsigned n, nkeys, ncounters, nviolations;
-	struct hdp_prot_info info[HDP_PROTECTIONS_MAX];
+	struct hdp_registered r[HDP_PROTECTIONS_MAX];
+	uint32_t hook_mask[HDP_HOOKS];	/* which of them have each hook */
 };
 
-/* Built once, at first use; protections that break the rules are left out, logged. */
-const struct hdp_prot_registry *hdp_prot_registry(void);
+/* Frozen at first use: hdp's own protections and those registered before. */
+const struct hdp_registry *hdp_registry(void);
 
-/* The key called @name: its protection and its index there, or NULL. */
-const struct hdp_prot_info *hdp_prot_key_find(const char *name, unsigned *k);
+/* The registered key called @name: its protection and its index there, or NULL. */
+const struct hdp_registered *hdp_registry_key_find(const char *name, unsigned *k);
 
 /* Pack a protection's values (pval from key_base on) into one word, and back. */
-uint64_t hdp_prot_pack(const struct hdp_prot_info *in, const uint32_t *vals);
-void hdp_prot_unpack(const struct hdp_prot_info *in, uint64_t packed, uint32_t *vals);
+uint64_t hdp_registry_pack(const struct hdp_registered *r, const uint32_t *vals);
+void hdp_registry_unpack(const struct hdp_registered *r, uint64_t packed, uint32_t *vals);
 
-/* Profile keys (protection_keys.c). */
-void hdp_prot_defaults(struct hdp_profile *p);
-void hdp_prot_all_off(struct hdp_profile *p);
-/* 0, -ENOENT (no protection has the key) or -EINVAL with @why. */
-int hdp_prot_set_key(struct hdp_profile *p, const char *key, const char *value,
-		     const char **why);
-/* Append ",key=value" for every protection key. */
-struct hdp_strbuf;
-void hdp_prot_format(const struct hdp_profile *p, struct hdp_strbuf *o);
+/* The name of kind HDP_V__COUNT + @i, or NULL. */
+const char *hdp_registry_violation_name(unsigned i);
 
 /* Per pool (protection_pool.c). */
-struct hdp_prot_slot {
-	const struct hdp_prot_info *info;
+struct hdp_protection_slot {
+	const struct hdp_registered *reg;
 	_Atomic uint64_t packed;
-	_Atomic uint32_t generation;
 	bool attached;
 	struct hdp_protection_pool pp;
 };
 
-int hdp_prot_pool_init(struct hdp_harden_pool *hp);
-void hdp_prot_pool_fini(struct hdp_harden_pool *hp);
+int hdp_protection_pool_init(struct hdp_harden_pool *hp);
+void hdp_protection_pool_fini(struct hdp_harden_pool *hp);
 /*
- * Compute which protections @p turns on and attach them (nothing is
- * published): the mask, or a negative errno, logged.
+ * Which protections @p turns on, attached (nothing is published): the
+ * mask, or a negative errno, logged.
  */
-int hdp_prot_pool_prepare(struct hdp_harden_pool *hp, const struct hdp_profile *p,
-			  uint32_t *mask);
+int hdp_protection_pool_prepare(struct hdp_harden_pool *hp, const struct hdp_profile *p,
+				uint32_t *mask);
 /* Publish the values of @mask's protections (before the word that turns them on). */
-void hdp_prot_pool_publish(struct hdp_harden_pool *hp, const struct hdp_profile *p,
-			   uint32_t old_mask, uint32_t mask);
+void hdp_protection_pool_publish(struct hdp_harden_pool *hp, const struct hdp_profile *p,
+				 uint32_t mask);
 
-void hdp_prot_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
-		       void **objs, unsigned n);
-/* @refused: what the built-in checks will refuse (see protection.h). */
-uint64_t hdp_prot_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
-			  void *const *objs, const struct hdp_extent *ext, unsigned n,
-			  uint64_t refused);
-int hdp_prot_on_copy(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
-		     const void *p, size_t n, bool into_pool);
+/*
+ * Each registered protection in @mask that has @hook, as slot @s: the
+ * loop every hook call goes through (as the kernel's lsm_for_each_hook).
+ */
+#define hdp_for_each_hook(s, hp, mask, hook)                                       \
+	for (uint32_t m_ = (mask) & (hp)->hook_mask[hook];                          \
+	     m_ && ((s) = &(hp)->prot[__builtin_ctz(m_)], 1); m_ &= m_ - 1)
+
+/* What no thread owns: a copy from outside a pool thread counts and keeps nothing. */
+extern _Thread_local hdp_counter_t hdp_unowned_counters[HDP_COUNTERS_MAX];
+extern _Thread_local void *hdp_unowned_state;
+
+/* The burst @s's hooks get: its values as applied, this thread's counters and state. */
+static inline void hdp_protection_burst_of(struct hdp_protection_slot *s,
+					   struct hdp_harden_tls *t, struct hdp_harden_view v,
+					   struct hdp_protection_burst *b)
+{
+	b->pool = &s->pp;
+	hdp_registry_unpack(s->reg, atomic_load_explicit(&s->packed, memory_order_acquire),
+			    b->values);
+	b->epoch = v.epoch;
+	b->core_flags = hdp_view_flags(v);
+	b->counters = (t ? t->c.n : hdp_unowned_counters) + HDP_C__CORE + s->reg->counter_base;
+	b->violation_base = HDP_V__COUNT + s->reg->violation_base;
+	b->refused = 0;
+	if (hdp_likely(t != NULL)) {
+		b->thread_state = &t->prot_state[s->reg->index];
+	} else {
+		hdp_unowned_state = NULL;
+		b->thread_state = &hdp_unowned_state;
+	}
+}
 
 /* Free the protections' state of thread @t (drained already). */
-void hdp_prot_tls_release(struct hdp_harden_pool *hp, struct hdp_harden_tls *t);
+void hdp_protection_tls_release(struct hdp_harden_pool *hp, struct hdp_harden_tls *t);
 
-/* The name of kind HDP_V__COUNT + @i, or NULL. */
-const char *hdp_prot_violation_name(unsigned i);
-
-/* The built-in keys only: 0, -EINVAL, or -ENOENT for any other key. */
-int hdp_profile_set_builtin_key(struct hdp_profile *p, const char *key, const char *value,
-				const char **why);
-
-/* The value parsers every key uses (pkey.c). */
-int hdp_parse_bool(const char *v, bool *out);
-int hdp_parse_number(const char *v, bool size_suffix, uint64_t *out);
+/* Profile keys of the registered protections (registry.c). */
+void hdp_registry_defaults(struct hdp_profile *p);
+void hdp_registry_all_off(struct hdp_profile *p);
+/* 0, -ENOENT (no protection has the key) or -EINVAL with @why. */
+int hdp_registry_set_key(struct hdp_profile *p, const char *key, const char *value,
+			 const char **why);
 
 /*
- * A key's value from its table entry (pkey.c): parse (0 or -EINVAL), the
+ * A key's value from its table entry (value.c): parse (0 or -EINVAL), the
  * reason for a refusal ("expected ..."), "name=value", and its description
  * (name, protection, default, values, then its doc on a second line).
  */
-int hdp_pkey_parse(const struct hdp_protection_key *k, const char *value, uint32_t *out);
-const char *hdp_pkey_expected(const struct hdp_protection_key *k);
-void hdp_pkey_format(struct hdp_strbuf *o, const struct hdp_protection_key *k, uint32_t v);
-void hdp_pkey_describe(struct hdp_strbuf *o, const char *protection,
-		       const struct hdp_protection_key *k);
+struct hdp_strbuf;
+int hdp_value_parse(const struct hdp_protection_key *k, const char *text, uint32_t *out);
+const char *hdp_value_expected(const struct hdp_protection_key *k);
+void hdp_value_format(struct hdp_strbuf *o, const struct hdp_protection_key *k, uint32_t v);
+void hdp_key_describe(struct hdp_strbuf *o, const char *protection,
+		      const struct hdp_protection_key *k);
 /* The description's two lines, for a key no table holds (init_exclude). */
-void hdp_pkey_describe_line(struct hdp_strbuf *o, const char *name, const char *protection,
-			    const char *def, const char *values, const char *doc);
+void hdp_key_describe_line(struct hdp_strbuf *o, const char *name, const char *protection,
+			   const char *def, const char *values, const char *doc);
 
 #endif /* HDP_HARDENING_PROTECTION_INTERNAL_H */

@@ -112,10 +112,10 @@ static int quarantine_attach(struct hdp_protection_pool *pp, const uint32_t *val
 }
 
 static const struct hdp_protection_key quarantine_keys[] = {
-	[KEY_ON] = { "quarantine", HDP_PKEY_BOOL, .def = 0,
+	[KEY_ON] = { "quarantine", HDP_VALUE_BOOL, .def = 0,
 		     .doc = "hold a freed object back behind the next quarantine_depth frees "
 			    "of its thread" },
-	[KEY_DEPTH] = { "quarantine_depth", HDP_PKEY_UINT, .min = 1, .max = 65536, .def = 256,
+	[KEY_DEPTH] = { "quarantine_depth", HDP_VALUE_UINT, .min = 1, .max = 65536, .def = 256,
 			.doc = "how many frees a freed object waits behind (per thread; at most "
 			       "half the pool)" },
 };
@@ -125,41 +125,14 @@ static const struct hdp_protection_name quarantine_counters[] = {
 			    "\"held\" says how many are there now)" },
 };
 
-/*
- * hdp-provoke: a pointer kept past its free, written through after the
- * next allocation. Without a quarantine the next allocation is that very
- * object, and the write lands in the new packet unseen; with one, it lands
- * in a free object, and init_check finds it when the object comes back.
- */
-static bool stale_write(const struct hdp_provoke_ops *ops)
-{
-	struct hdp_provoke_pool *p = ops->pool(ops->env, "frames", 256, 64);
-	unsigned char *stale = ops->alloc(p), *next;
 
-	ops->free(p, stale, 0, 256);
-	next = ops->alloc(p);
-	((unsigned char *)hdp_deref(stale))[10] = 0x66;
-	ops->free(p, next, 0, 256);
-	/* Round the quarantine: the stale object comes back, checked. */
-	for (int i = 0; i < 40; i++)
-		ops->free(p, ops->alloc(p), 0, 256);
-	return ops->seen(p, "write_after_free") != 0;
-}
-
-static const struct hdp_protection_case quarantine_cases[] = {
-	{ "quarantine-stale-write", "write through a pointer kept past its free, after the "
-	  "next allocation", "quarantine=on,quarantine_depth=8,init_check_sample=1", stale_write },
-};
-
-static const struct hdp_protection quarantine = {
+const struct hdp_protection hdp_quarantine = {
 	.name = "quarantine",
 	.doc = "freed objects wait behind the next N frees before reuse",
 	.keys = quarantine_keys, .nkeys = HDP_ARRAY_SIZE(quarantine_keys),
 	.counters = quarantine_counters, .ncounters = HDP_ARRAY_SIZE(quarantine_counters),
-	.cases = quarantine_cases, .ncases = HDP_ARRAY_SIZE(quarantine_cases),
 	.attach = quarantine_attach,
 	.hold = quarantine_hold,
 	.drain = quarantine_drain,
 	.thread_release = hdp_protection_thread_state_free,
 };
-HDP_PROTECTION_REGISTER(quarantine);

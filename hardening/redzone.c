@@ -9,7 +9,7 @@
  * end, up to the end of the object) must still hold what they held when
  * the frame was handed out: zeros where init_on_free leaves free objects
  * zero, else a canary byte this protection wrote, chosen per pool at
- * random. Each object's record says which, and in which generation it was
+ * random. Each object's record says which, and in which epoch it was
  * made: one made before the protection was last turned on says nothing
  * (frames changed hands unwatched), and that free is not checked.
  *
@@ -17,7 +17,7 @@
  * cache line or two next to the data just written), plus, where zeroing
  * is off, the canary written back over the bytes written (as
  * init_on_free=used writes zeros), and the whole object once per
- * generation. A frame freed without a write extent is not checked.
+ * epoch. A frame freed without a write extent is not checked.
  */
 #include <hdp/protection.h>
 
@@ -32,7 +32,7 @@ enum { C_CHECKED, C_BYTES_CHECKED, C_UNCHECKED };
 enum { V_OVERWRITTEN };
 
 struct redzone_pool {
-	uint32_t *armed;	/* per object: generation << 1 | canary, 0: nothing known */
+	uint32_t *armed;	/* per object: era << 1 | canary, 0: nothing known */
 	/*
 	 * Eight random bytes, none zero, repeated along the object: an
 	 * overrun that writes one byte value over several bytes (a memset)
@@ -57,10 +57,19 @@ static inline uint8_t pattern_byte(uint64_t pattern, size_t off)
 	return (uint8_t)(pattern >> (off & 7) * 8);
 }
 
-/* What the window must hold, and whether it is recorded for this generation. */
-static inline bool armed_now(uint32_t a, uint32_t generation)
+/*
+ * A burst's epoch in the 31 bits a record keeps, never 0 (nothing known):
+ * records 2^31 - 1 epochs apart would be taken for each other.
+ */
+static inline uint32_t era_of(uint64_t epoch)
 {
-	return (a >> 1) == generation;
+	return (uint32_t)(epoch % 0x7fffffff) + 1;
+}
+
+/* What the window must hold, and whether it is recorded for this era. */
+static inline bool armed_now(uint32_t a, uint32_t era)
+{
+	return (a >> 1) == era;
 }
 
 /*
@@ -141,7 +150,7 @@ static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *cons
 	size_t size = b->pool->obj_size;
 	/* The built-in wipe runs after this and leaves the whole object zero. */
 	bool zeroed = b->core_flags & HDP_HF_INIT_FREE;
-	uint32_t gen = b->generation;
+	uint32_t gen = era_of(b->epoch);
 	uint64_t checked = 0, bytes = 0, unchecked = 0;
 
 	/*
@@ -160,7 +169,7 @@ static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *cons
 		size_t in_slot, len, first;
 
 		if ((b->refused >> i & 1) ||
-		    !hdp_harden_slot(b->pool->hp, (uintptr_t)hdp_untag(objs[i]), &idx, &in_slot))
+		    !hdp_layout_slot(b->pool->layout, (uintptr_t)hdp_untag(objs[i]), &idx, &in_slot))
 			continue;
 		a = rz->armed[idx];
 		if (!ext) {
@@ -210,9 +219,9 @@ static void redzone_on_alloc(const struct hdp_protection_burst *b, void **objs, 
 	if (!(b->core_flags & HDP_HF_INIT_ALLOC))
 		return;
 	for (unsigned i = 0; i < n; i++)
-		if (hdp_harden_slot(b->pool->hp, (uintptr_t)hdp_untag(objs[i]), &idx, &in_slot) &&
-		    armed_now(rz->armed[idx], b->generation))
-			rz->armed[idx] = b->generation << 1;
+		if (hdp_layout_slot(b->pool->layout, (uintptr_t)hdp_untag(objs[i]), &idx, &in_slot) &&
+		    armed_now(rz->armed[idx], era_of(b->epoch)))
+			rz->armed[idx] = era_of(b->epoch) << 1;
 }
 
 static int redzone_attach(struct hdp_protection_pool *pp, const uint32_t *values,
@@ -254,10 +263,10 @@ static void redzone_detach(struct hdp_protection_pool *pp)
 }
 
 static const struct hdp_protection_key redzone_keys[] = {
-	[KEY_ON] = { "redzone", HDP_PKEY_BOOL, .def = 0,
+	[KEY_ON] = { "redzone", HDP_VALUE_BOOL, .def = 0,
 		     .doc = "check, at free, that the bytes past the end of a frame's data "
 			    "were not written" },
-	[KEY_BYTES] = { "redzone_bytes", HDP_PKEY_SIZE, .min = 1, .max = 65535, .def = 64,
+	[KEY_BYTES] = { "redzone_bytes", HDP_VALUE_SIZE, .min = 1, .max = 65535, .def = 64,
 			.doc = "how many bytes past the end of the data are checked (at most "
 			       "to the end of the object)" },
 };
@@ -266,7 +275,7 @@ static const struct hdp_protection_name redzone_counters[] = {
 	[C_CHECKED] = { "redzone_checks", "frees whose window was checked" },
 	[C_BYTES_CHECKED] = { "redzone_bytes_checked", "bytes read in those windows" },
 	[C_UNCHECKED] = { "redzone_unchecked",
-			  "frees not checked: the first in a generation, or without a "
+			  "frees not checked: the first in an epoch, or without a "
 			  "write extent" },
 };
 
@@ -275,60 +284,15 @@ static const struct hdp_protection_name redzone_violations[] = {
 			    "bytes past the end of a frame's data were written" },
 };
 
-/*
- * hdp-provoke: a frame of 200 bytes of data, and a byte at @at (past the
- * end) changed, whatever it held.
- */
-static bool write_past(const struct hdp_provoke_ops *ops, size_t at)
-{
-	struct hdp_provoke_pool *p = ops->pool(ops->env, "frames", 2048, 8);
-	unsigned char *obj;
 
-	/* Two lives first: the window is armed from the second free on. */
-	for (int life = 0; life < 2; life++) {
-		obj = ops->alloc(p);
-		memset((unsigned char *)hdp_deref(obj) + 100, 0x42, 100);
-		ops->free(p, obj, 100, 200);
-	}
-	/* A pool of 8: 8 more lives bring every frame round again. */
-	for (int life = 0; life < 8; life++) {
-		obj = ops->alloc(p);
-		memset((unsigned char *)hdp_deref(obj) + 100, 0x42, 100);
-		((unsigned char *)hdp_deref(obj))[at] ^= 0xff;
-		ops->free(p, obj, 100, 200);
-	}
-	return ops->seen(p, "redzone_overwritten") != 0;
-}
-
-static bool past_end_1(const struct hdp_provoke_ops *ops)
-{
-	return write_past(ops, 200);
-}
-
-static bool past_end_window(const struct hdp_provoke_ops *ops)
-{
-	return write_past(ops, 200 + 63);
-}
-
-static const struct hdp_protection_case redzone_cases[] = {
-	{ "redzone-write-past-end", "store one byte past the end of a frame's data",
-	  "redzone=on", past_end_1 },
-	{ "redzone-write-window-end", "store the 64th byte past the end of the data",
-	  "redzone=on", past_end_window },
-	{ "redzone-canary-write-past-end", "one byte past the end, zeroing off: the canary",
-	  "redzone=on,init_on_free=off,init_check=off", past_end_1 },
-};
-
-static const struct hdp_protection redzone = {
+const struct hdp_protection hdp_redzone = {
 	.name = "redzone",
 	.doc = "writes past the end of a frame's data, found at free",
 	.keys = redzone_keys, .nkeys = HDP_ARRAY_SIZE(redzone_keys),
 	.counters = redzone_counters, .ncounters = HDP_ARRAY_SIZE(redzone_counters),
 	.violations = redzone_violations, .nviolations = HDP_ARRAY_SIZE(redzone_violations),
-	.cases = redzone_cases, .ncases = HDP_ARRAY_SIZE(redzone_cases),
 	.attach = redzone_attach,
 	.detach = redzone_detach,
 	.on_alloc = redzone_on_alloc,
 	.on_free = redzone_on_free,
 };
-HDP_PROTECTION_REGISTER(redzone);

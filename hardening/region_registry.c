@@ -58,9 +58,6 @@ int hdp_region_register(const struct hdp_region_desc *d)
 	region_slots[slot] = (struct hdp_region){
 		.base = b,
 		.len = d->len,
-		.obj_stride = d->obj_stride,
-		.obj_size = d->obj_size ? d->obj_size : d->obj_stride,
-		.obj_count = d->obj_count,
 		.id = next_id,
 		.owner = d->owner,
 	};
@@ -147,20 +144,4 @@ unsigned hdp_region_count(void)
 	n = region_count;
 	pthread_rwlock_unlock(&registry_lock);
 	return n;
-}
-
-const char *hdp_region_lookup_name(enum hdp_region_lookup how)
-{
-	return how == HDP_LOOKUP_TREE ? "tree" : "fast";
-}
-
-int hdp_region_lookup_parse(const char *name, enum hdp_region_lookup *out)
-{
-	if (name && strcmp(name, "fast") == 0)
-		*out = HDP_LOOKUP_FAST;
-	else if (name && strcmp(name, "tree") == 0)
-		*out = HDP_LOOKUP_TREE;
-	else
-		return -EINVAL;
-	return 0;
 }

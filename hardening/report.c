@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Violation reports: formatting, rate limiting and the abort path. */
-#include <hdp/violation.h>
+/*
+ * Violations: a pool's count of each kind, the one-line report (built
+ * without stdio), the rate limit, and the abort path.
+ */
+#include "harden_internal.h"
 #include "protection_internal.h"
+
 #include <hdp/log.h>
 
 #include <errno.h>
@@ -14,62 +18,19 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const violation_names[HDP_V__COUNT] = {
-	[HDP_V_FREE_FOREIGN]  = "free_foreign",
-	[HDP_V_FREE_INTERIOR] = "free_interior",
-	[HDP_V_FREE_PAST_END] = "free_past_end",
-	[HDP_V_DOUBLE_FREE]   = "double_free",
-	[HDP_V_INVALID_FREE]  = "invalid_free",
-	[HDP_V_BOUNDS_NULL]   = "bounds_null",
-	[HDP_V_BOUNDS_WRAP]   = "bounds_wrap",
-	[HDP_V_BOUNDS_NO_REGION] = "bounds_no_region",
-	[HDP_V_BOUNDS_OTHER_POOL] = "bounds_other_pool",
-	[HDP_V_BOUNDS_REGION_END] = "bounds_region_end",
-	[HDP_V_BOUNDS_OBJECT_END] = "bounds_object_end",
-	[HDP_V_DESC_OUTSIDE]  = "desc_outside",
-	[HDP_V_DESC_PAST_CHUNK] = "desc_past_chunk",
-	[HDP_V_WRITE_AFTER_FREE] = "write_after_free",
-	[HDP_V_TAG_MISMATCH]  = "tag_mismatch",
-	[HDP_V_GUARD_PAGE]    = "guard_page",
-};
-
-static const char *const policy_names[] = {
-	[HDP_POLICY_ABORT]  = "abort",
-	[HDP_POLICY_DROP]   = "drop",
-	[HDP_POLICY_REPORT] = "report",
-};
-
 const char *hdp_violation_name(enum hdp_violation_kind kind)
 {
 	const char *name;
 
 	if ((unsigned)kind < HDP_V__COUNT)
-		return violation_names[kind];
-	name = hdp_prot_violation_name((unsigned)kind - HDP_V__COUNT);
+		return hdp_core_violation_name(kind);
+	name = hdp_registry_violation_name((unsigned)kind - HDP_V__COUNT);
 	return name ? name : "unknown";
 }
 
 unsigned hdp_violation_kinds(void)
 {
-	return HDP_V__COUNT + hdp_prot_registry()->nviolations;
-}
-
-const char *hdp_policy_name(enum hdp_policy policy)
-{
-	if ((unsigned)policy >= HDP_ARRAY_SIZE(policy_names))
-		return "unknown";
-	return policy_names[policy];
-}
-
-int hdp_policy_parse(const char *name, enum hdp_policy *out)
-{
-	for (size_t i = 0; i < HDP_ARRAY_SIZE(policy_names); i++) {
-		if (name && strcmp(name, policy_names[i]) == 0) {
-			*out = (enum hdp_policy)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	return HDP_V__COUNT + hdp_registry()->nviolations;
 }
 
 /*
@@ -221,4 +182,28 @@ void hdp_violation_report(enum hdp_policy policy, const struct hdp_violation *v)
 	default:
 		hdp_violation_abort(v);
 	}
+}
+
+void hdp_harden_pool_violation(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
+			       const void *addr, size_t size, const char *detail)
+{
+	uintptr_t off = (uintptr_t)hdp_untag(addr) - hp->layout.base;
+	struct hdp_violation v = {
+		.kind = kind,
+		.pool = hp->name,
+		.addr = addr,
+		.offset = off < hp->layout.span ? off : SIZE_MAX,
+		.size = size,
+		.detail = detail,
+	};
+
+	atomic_fetch_add_explicit(&hp->violations[kind], 1, memory_order_relaxed);
+	hdp_violation_report(hdp_view_policy(hdp_harden_pool_view(hp)), &v);
+}
+
+void hdp_protection_violation(const struct hdp_protection_burst *b, unsigned i,
+			      const void *addr, size_t size, const char *detail)
+{
+	hdp_harden_pool_violation(b->pool->hp, (enum hdp_violation_kind)(b->violation_base + i),
+				  addr, size, detail);
 }

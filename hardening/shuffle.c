@@ -89,7 +89,7 @@ static int shuffle_attach(struct hdp_protection_pool *pp, const uint32_t *values
 }
 
 static const struct hdp_protection_key shuffle_keys[] = {
-	[KEY_ON] = { "shuffle", HDP_PKEY_BOOL, .def = 0,
+	[KEY_ON] = { "shuffle", HDP_VALUE_BOOL, .def = 0,
 		     .doc = "hand a thread's cached objects out in a random order" },
 };
 
@@ -97,47 +97,13 @@ static const struct hdp_protection_name shuffle_counters[] = {
 	[C_SHUFFLED] = { "shuffled", "objects handed out from a random place in the cache" },
 };
 
-/*
- * hdp-provoke: predict the next frame. Free a frame, allocate: a stack
- * hands the same one back every time; shuffled, 64 tries out of a cache of
- * 32 or more should not all come back to where they were freed.
- */
-static bool predict_next(const struct hdp_provoke_ops *ops)
-{
-	struct hdp_provoke_pool *p = ops->pool(ops->env, "frames", 256, 256);
-	void *warm[64];
-	unsigned same = 0;
 
-	/* Fill the cache, so there is something to choose from. */
-	for (int i = 0; i < 64; i++)
-		warm[i] = ops->alloc(p);
-	for (int i = 0; i < 64; i++)
-		ops->free(p, warm[i], 0, 0);
-	for (int i = 0; i < 64; i++) {
-		void *a = ops->alloc(p), *next;
-
-		ops->free(p, a, 0, 0);
-		next = ops->alloc(p);
-		same += hdp_untag(next) == hdp_untag(a);
-		ops->free(p, next, 0, 0);
-	}
-	/* Shuffled, about 64/len of them: a handful at most. */
-	return same < 16;
-}
-
-static const struct hdp_protection_case shuffle_cases[] = {
-	{ "shuffle-predict-next-frame", "the frame freed last is the next one handed out",
-	  "shuffle=on", predict_next },
-};
-
-static const struct hdp_protection shuffle = {
+const struct hdp_protection hdp_shuffle = {
 	.name = "shuffle",
 	.doc = "a thread's cache hands objects out in a random order",
 	.keys = shuffle_keys, .nkeys = HDP_ARRAY_SIZE(shuffle_keys),
 	.counters = shuffle_counters, .ncounters = HDP_ARRAY_SIZE(shuffle_counters),
-	.cases = shuffle_cases, .ncases = HDP_ARRAY_SIZE(shuffle_cases),
 	.attach = shuffle_attach,
 	.pick = shuffle_pick,
 	.thread_release = hdp_protection_thread_state_free,
 };
-HDP_PROTECTION_REGISTER(shuffle);

@@ -10,6 +10,8 @@
  */
 #include "harden_internal.h"
 
+#include <hdp/tag.h>
+
 #include <errno.h>
 
 #include "config.h"
@@ -44,7 +46,7 @@
 
 #define GRANULE 16
 
-static bool mte_probe(void)
+bool tag_mte_probe(void)
 {
 	return (getauxval(AT_HWCAP2) & HWCAP2_MTE) != 0;
 }
@@ -64,8 +66,8 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 				.kind = HDP_V_TAG_MISMATCH,
 				.pool = hp->name,
 				.addr = si->si_addr,
-				.offset = (uintptr_t)hdp_untag(si->si_addr) - hp->base,
-				.size = hp->obj_size,
+				.offset = (uintptr_t)hdp_untag(si->si_addr) - hp->layout.base,
+				.size = hp->layout.obj_size,
 				.detail = "MTE synchronous tag check fault",
 			};
 
@@ -99,13 +101,14 @@ static void mte_enable_process(void)
 		mte_once_err = -errno;
 }
 
-static int mte_attach(struct hdp_harden_pool *hp)
+int tag_mte_attach(struct hdp_harden_pool *hp)
 {
+	const struct hdp_layout *l = &hp->layout;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t start = hp->base & ~(page - 1);
-	size_t len = (hp->base + hp->objs_len - start + page - 1) & ~(page - 1);
+	uintptr_t start = l->base & ~(page - 1);
+	size_t len = (l->base + l->span - start + page - 1) & ~(page - 1);
 
-	if (hp->stride % GRANULE || hp->base % GRANULE)
+	if (l->stride % GRANULE || l->base % GRANULE || l->chunks)
 		return -EINVAL;
 	pthread_once(&mte_once, mte_enable_process);
 	if (mte_once_err)
@@ -113,18 +116,18 @@ static int mte_attach(struct hdp_harden_pool *hp)
 	/* prctl is per thread: threads made before this inherit nothing. */
 	prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE | PR_MTE_TCF_SYNC |
 	      (0xfffeUL << PR_MTE_TAG_SHIFT), 0, 0, 0);
-	if (!hp->gap_period) {
+	if (!l->gap_period) {
 		if (mprotect((void *)start, len, PROT_READ | PROT_WRITE | PROT_MTE))
 			return -errno;
 		return 0;
 	}
 	/* Each run of objects between guard gaps (whole pages), not the gaps. */
-	for (uintptr_t run = hp->base; run < hp->base + hp->objs_len;
-	     run += (size_t)hp->gap_period * hp->stride) {
-		size_t run_len = (size_t)hp->gap_objs * hp->stride;
+	for (uintptr_t run = l->base; run < l->base + l->span;
+	     run += (size_t)l->gap_period * l->stride) {
+		size_t run_len = (size_t)l->gap_objs * l->stride;
 
-		if (run_len > hp->base + hp->objs_len - run)
-			run_len = hp->base + hp->objs_len - run;
+		if (run_len > l->base + l->span - run)
+			run_len = l->base + l->span - run;
 		run_len = (run_len + page - 1) & ~(page - 1);
 		if (mprotect((void *)run, run_len, PROT_READ | PROT_WRITE | PROT_MTE))
 			return -errno;
@@ -136,11 +139,10 @@ static int mte_attach(struct hdp_harden_pool *hp)
  * Tag the whole object; zero (STZG) the granules covering [zero_start,
  * zero_end), rounded out to granules (objects are granule aligned).
  */
-static void mte_set_tag(struct hdp_harden_pool *hp, void *obj, unsigned tag,
-			size_t zero_start, size_t zero_end)
+void tag_mte_set(void *obj, size_t size, unsigned tag, size_t zero_start, size_t zero_end)
 {
 	uintptr_t base = ((uintptr_t)obj & ~HDP_TAG_MASK) | (uintptr_t)tag << HDP_TAG_SHIFT;
-	uintptr_t p = base, end = base + ((hp->obj_size + GRANULE - 1) & ~(size_t)(GRANULE - 1));
+	uintptr_t p = base, end = base + ((size + GRANULE - 1) & ~(size_t)(GRANULE - 1));
 	uintptr_t zstart = base + (zero_start & ~(size_t)(GRANULE - 1));
 	uintptr_t zend = zero_end > zero_start
 			 ? base + ((zero_end + GRANULE - 1) & ~(size_t)(GRANULE - 1)) : zstart;
@@ -157,13 +159,11 @@ static void mte_set_tag(struct hdp_harden_pool *hp, void *obj, unsigned tag,
 }
 
 /* IRG: a random tag from the hardware, excluding 0 and @avoid. */
-static unsigned mte_choose(void *obj, uint64_t *rng, const unsigned *avoid,
-			   unsigned n)
+unsigned tag_mte_choose(void *obj, const unsigned *avoid, unsigned n)
 {
 	uint64_t exclude = 1;
 	uintptr_t tagged;
 
-	(void)rng;
 	for (unsigned i = 0; i < n; i++)
 		exclude |= 1u << (avoid[i] & 0xf);
 	__asm__ volatile(".arch armv8.5-a+memtag\n\tirg %0, %1, %2"
@@ -172,35 +172,37 @@ static unsigned mte_choose(void *obj, uint64_t *rng, const unsigned *avoid,
 }
 
 #else
-#define mte_choose NULL
-
-static bool mte_probe(void)
+/* No MTE here: probe says so, and nothing else is ever called. */
+bool tag_mte_probe(void)
 {
 	return false;
 }
 
-static int mte_attach(struct hdp_harden_pool *hp)
+int tag_mte_attach(struct hdp_harden_pool *hp)
 {
 	(void)hp;
 	return -EOPNOTSUPP;
 }
 
-static void mte_set_tag(struct hdp_harden_pool *hp, void *obj, unsigned tag,
-			size_t zero_start, size_t zero_end)
+void tag_mte_set(void *obj, size_t size, unsigned tag, size_t zero_start, size_t zero_end)
 {
-	(void)hp;
 	(void)obj;
+	(void)size;
 	(void)tag;
 	(void)zero_start;
 	(void)zero_end;
 }
+
+unsigned tag_mte_choose(void *obj, const unsigned *avoid, unsigned n)
+{
+	(void)obj;
+	(void)avoid;
+	(void)n;
+	return 1;
+}
 #endif
 
-const struct hdp_tag_ops hdp_tag_mte_ops = {
-	.name = "mte",
-	.probe = mte_probe,
-	.pool_attach = mte_attach,
-	.set_tag = mte_set_tag,
-	.choose = mte_choose,
-	.hardware_checks = true,
-};
+bool hdp_tag_mte_available(void)
+{
+	return tag_mte_probe();
+}

@@ -19,7 +19,8 @@
 
 struct watched {
 	_Atomic(struct hdp_harden_pool *) hp;	/* NULL: free slot */
-	struct guard_layout g;
+	uintptr_t base;
+	size_t len, guard;
 };
 
 static struct watched table[HDP_POOL_MAX];
@@ -55,26 +56,25 @@ static void append(char *buf, size_t len, const char *s)
  * nearer object (its index, as hdp_pool_obj_index gives it) and return
  * true.
  */
-static bool in_gap(const struct guard_layout *g, uintptr_t a, char *detail, size_t len)
+static bool in_gap(const struct hdp_layout *l, uintptr_t a, char *detail, size_t len)
 {
-	uint64_t slot, in_period, gap_start, gap_end;
+	uint32_t slot, first_gap, after;
+	uintptr_t gap_start, gap_end;
+	size_t in_slot;
 
-	if (!g->gap_period)
+	if (!hdp_layout_slot(l, a, &slot, &in_slot) || !hdp_layout_is_gap(l, slot))
 		return false;
-	slot = (a - g->base) / g->stride;
-	in_period = slot % g->gap_period;
-	if (in_period < g->gap_objs)
-		return false;
-	gap_start = g->base + (slot - in_period + g->gap_objs) * g->stride;
-	gap_end = g->base + (slot - in_period + g->gap_period) * g->stride;
+	first_gap = slot - slot % l->gap_period + l->gap_objs;
+	after = slot - slot % l->gap_period + l->gap_period;
+	gap_start = hdp_layout_slot_addr(l, first_gap);
+	gap_end = hdp_layout_slot_addr(l, after);
 	if (a - gap_start < gap_end - a) {
 		hdp_violation_count_detail(detail, len, a - gap_start + 1, "byte",
 					   " past the end of object ");
-		put_decimal(detail, len, slot - in_period + g->gap_objs - 1);
+		put_decimal(detail, len, first_gap - 1);
 	} else {
-		hdp_violation_count_detail(detail, len, gap_end - a, "byte",
-					   " before object ");
-		put_decimal(detail, len, slot - in_period + g->gap_period);
+		hdp_violation_count_detail(detail, len, gap_end - a, "byte", " before object ");
+		put_decimal(detail, len, after);
 	}
 	append(detail, len, ", in a guard gap");
 	return true;
@@ -87,7 +87,7 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 	for (unsigned i = 0; i < HDP_POOL_MAX; i++) {
 		struct hdp_harden_pool *hp = atomic_load_explicit(&table[i].hp,
 								  memory_order_acquire);
-		const struct guard_layout *w = &table[i].g;
+		const struct watched *w = &table[i];
 		size_t offset = SIZE_MAX;	/* "outside the region" */
 		char detail[96];
 
@@ -101,7 +101,7 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 			hdp_violation_count_detail(detail, sizeof(detail),
 						   a - (w->base + w->len) + 1, "byte",
 						   " past the end of its region");
-		else if (in_gap(w, a, detail, sizeof(detail)))
+		else if (in_gap(&hp->layout, a, detail, sizeof(detail)))
 			offset = a - w->base;
 		else
 			continue;
@@ -130,12 +130,14 @@ static void install(void)
 		handler_err = -errno;
 }
 
-int guard_watch(uint16_t id, struct hdp_harden_pool *hp, const struct guard_layout *g)
+int guard_watch(uint16_t id, struct hdp_harden_pool *hp, size_t len, size_t guard)
 {
 	pthread_once(&handler_once, install);
 	if (id >= HDP_POOL_MAX)
 		return -EINVAL;
-	table[id].g = *g;
+	table[id].base = hp->layout.base;
+	table[id].len = len;
+	table[id].guard = guard;
 	atomic_store_explicit(&table[id].hp, hp, memory_order_release);
 	return handler_err;
 }

@@ -14,21 +14,13 @@
 
 struct hdp_harden_pool;
 
-/* Where a pool's guards are: around its region, and its guard gaps. */
-struct guard_layout {
-	uintptr_t base;
-	size_t len;		/* the region */
-	size_t guard;		/* bytes of guard each side of it */
-	size_t stride;
-	uint32_t gap_period;	/* objects + gap slots; 0: no gaps */
-	uint32_t gap_objs;
-};
-
 /*
- * Watch slot @id's guards for @hp (its name and violation counter).
- * Installs the SIGSEGV handler the first time; 0 or a negative errno.
+ * Watch slot @id's guards for @hp: the @guard bytes each side of its
+ * region of @len bytes (at its layout's base), and the layout's guard
+ * gaps. Installs the SIGSEGV handler the first time; 0 or a negative
+ * errno.
  */
-int guard_watch(uint16_t id, struct hdp_harden_pool *hp, const struct guard_layout *g);
+int guard_watch(uint16_t id, struct hdp_harden_pool *hp, size_t len, size_t guard);
 void guard_unwatch(uint16_t id);
 
 #endif /* HDP_MEMPOOL_GUARD_H */

@@ -153,11 +153,11 @@ static int64_t layout_slots(const struct hdp_pool_params *p, size_t stride,
 /* Make every guard gap inaccessible (the region is plain, private pages). */
 static int protect_gaps(struct hdp_pool *pool)
 {
-	size_t gap_len = (size_t)(pool->gap_period - pool->gap_objs) * pool->stride;
+	const struct hdp_layout *l = &pool->hp.layout;
+	size_t gap_len = (size_t)(l->gap_period - l->gap_objs) * l->stride;
 
-	for (uint32_t at = pool->gap_objs; pool->gap_period && at < pool->slot_count;
-	     at += pool->gap_period) {
-		if (mprotect((char *)pool->base + (size_t)at * pool->stride, gap_len, PROT_NONE)) {
+	for (uint32_t at = l->gap_objs; l->gap_period && at < l->slots; at += l->gap_period) {
+		if (mprotect((void *)hdp_layout_slot_addr(l, at), gap_len, PROT_NONE)) {
 			int err = errno;
 
 			hdp_log(HDP_LOG_ERR, "pool '%s': cannot protect its guard gap at slot %u: %s",
@@ -193,7 +193,8 @@ static int table_insert_locked(struct hdp_pool *pool)
 
 static int build_free_stack(struct hdp_pool *pool)
 {
-	size_t words = (pool->slot_count + 63) / 64;
+	const struct hdp_layout *l = &pool->hp.layout;
+	size_t words = (l->slots + 63) / 64;
 
 	pool->free_stack = malloc(sizeof(uint32_t) * pool->obj_count);
 	pool->free_bitmap = calloc(words, sizeof(uint64_t));
@@ -201,8 +202,8 @@ static int build_free_stack(struct hdp_pool *pool)
 		return -ENOMEM;
 	/* Lowest addresses on top, so a fresh pool hands out its start first. */
 	pool->free_len = 0;
-	for (uint32_t i = pool->slot_count; i-- > 0;) {
-		if (pool_slot_is_gap(pool, i))
+	for (uint32_t i = l->slots; i-- > 0;) {
+		if (hdp_layout_is_gap(l, i))
 			continue;
 		pool->free_stack[pool->free_len++] = i;
 		pool->free_bitmap[i / 64] |= UINT64_C(1) << (i % 64);
@@ -236,15 +237,7 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 		goto err;
 	}
 	strcpy(pool->name, params->name);
-	pool->obj_size = params->obj_size;
-	pool->stride = stride;
 	pool->obj_count = params->obj_count;
-	pool->slot_count = (uint32_t)slots;
-	pool->gap_objs = gap_slots ? params->guard_gap : 0;
-	pool->gap_period = gap_slots ? params->guard_gap + gap_slots : 0;
-	pool->objs_len = stride * pool->slot_count;
-	pool->stride_shift = (stride & (stride - 1)) ? UINT32_MAX
-			   : (uint32_t)__builtin_ctzl(stride);
 	/*
 	 * A thread's cache holds up to twice its size: a default cache on a
 	 * small pool would let one thread hoard every object, so the default
@@ -266,39 +259,32 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 	if (ret)
 		goto err_free_pool;
 
-	ret = mem_map(pool->objs_len, params->mem, params->huge_dir,
-		      !(params->flags & HDP_POOL_F_NO_FALLBACK), pool->name,
-		      &pool->map);
+	ret = mem_map(stride * (size_t)slots, params->mem, params->huge_dir,
+		      !(params->flags & HDP_POOL_F_NO_FALLBACK), pool->name, &pool->map);
 	if (ret)
 		goto err_table;
-	pool->base = (uintptr_t)pool->map.base;
-
-	ret = protect_gaps(pool);
-	if (!ret)
-		ret = build_free_stack(pool);
-	if (ret)
-		goto err_free_stack;
 	ret = hdp_harden_pool_init(&pool->hp, &(struct hdp_harden_pool_desc){
 		.name = pool->name,
-		.base = pool->base,
-		.obj_size = pool->obj_size,
-		.obj_stride = pool->stride,
-		.obj_count = pool->slot_count,
-		.gap_period = pool->gap_period,
-		.gap_objs = pool->gap_objs,
+		.layout = {
+			.base = (uintptr_t)pool->map.base, .obj_size = params->obj_size,
+			.stride = stride, .slots = (uint32_t)slots,
+			.gap_objs = gap_slots ? params->guard_gap : 0,
+			.gap_period = gap_slots ? params->guard_gap + gap_slots : 0,
+		},
 		.on_violation = params->on_violation,
 		.reuse_hooks = true,	/* pool_cache.c calls hold and drain */
 	});
 	if (ret)
-		goto err_free_stack;
-
+		goto err_unmap;
+	ret = protect_gaps(pool);
+	if (!ret)
+		ret = build_free_stack(pool);
+	if (ret)
+		goto err_harden;
 	ret = hdp_region_register(&(struct hdp_region_desc){
 		.name = pool->name,
 		.base = pool->map.base,
 		.len = pool->map.len,
-		.obj_stride = pool->stride,
-		.obj_size = pool->obj_size,
-		.obj_count = pool->slot_count,
 		.owner = &pool->hp,
 	});
 	if (ret < 0) {
@@ -308,11 +294,7 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 	}
 	pool->region_id = ret;
 	/* Runs off either end of the region fault in its guards, named. */
-	ret = guard_watch(pool->id, &pool->hp, &(struct guard_layout){
-		.base = pool->base, .len = pool->map.len, .guard = pool->map.guard,
-		.stride = pool->stride, .gap_period = pool->gap_period,
-		.gap_objs = pool->gap_objs,
-	});
+	ret = guard_watch(pool->id, &pool->hp, pool->map.len, pool->map.guard);
 	if (ret)
 		hdp_log(HDP_LOG_WARN, "pool '%s': no handler for its guard pages (%s): a run "
 			"off its region still faults, without the pool's name", pool->name,
@@ -321,9 +303,9 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 
 err_harden:
 	hdp_harden_pool_fini(&pool->hp);
-err_free_stack:
 	free(pool->free_stack);
 	free(pool->free_bitmap);
+err_unmap:
 	mem_unmap(&pool->map);
 err_table:
 	pool_table_lock();
@@ -404,18 +386,18 @@ int hdp_pool_foreach(int (*fn)(struct hdp_pool *pool, void *ctx), void *ctx)
 	return ret;
 }
 
-void hdp_pool_layout(const struct hdp_pool *pool, struct hdp_pool_layout *out)
+const struct hdp_layout *hdp_pool_slots(const struct hdp_pool *pool)
 {
-	*out = (struct hdp_pool_layout){
+	return &pool->hp.layout;
+}
+
+void hdp_pool_region(const struct hdp_pool *pool, struct hdp_pool_region *out)
+{
+	*out = (struct hdp_pool_region){
 		.base = pool->map.base,
-		.region_len = pool->map.len,
+		.len = pool->map.len,
 		.page_size = pool->map.page_size,
-		.obj_size = pool->obj_size,
-		.obj_stride = pool->stride,
-		.obj_count = pool->slot_count,
-		.guard_gap = pool->gap_objs,
-		.gap_slots = pool->gap_period - pool->gap_objs,
-		.region_id = pool->region_id,
+		.id = pool->region_id,
 	};
 }
 
@@ -426,12 +408,12 @@ const char *hdp_pool_name(const struct hdp_pool *pool)
 
 uint32_t hdp_pool_obj_index(const struct hdp_pool *pool, const void *obj)
 {
-	return pool_index_of(pool, (uintptr_t)obj - pool->base);
+	return pool_index_of(pool, obj);
 }
 
 void *hdp_pool_obj_at(const struct hdp_pool *pool, uint32_t idx)
 {
-	return (void *)(pool->base + (uintptr_t)idx * pool->stride);
+	return (void *)hdp_layout_slot_addr(&pool->hp.layout, idx);
 }
 
 int hdp_pool_configure(struct hdp_pool *pool, const struct hdp_harden_config *cfg)
@@ -449,11 +431,6 @@ int hdp_pool_set(struct hdp_pool *pool, const char *key, const char *value)
 	return hdp_harden_pool_set_key(&pool->hp, key, value);
 }
 
-void hdp_pool_set_hooks(struct hdp_pool *pool, const struct hdp_pool_hooks *hooks)
-{
-	atomic_store_explicit(&pool->hooks, hooks, memory_order_release);
-}
-
 void pool_violation(struct hdp_pool *pool, enum hdp_violation_kind kind,
 		    const void *addr)
 {
@@ -465,7 +442,7 @@ void pool_violation(struct hdp_pool *pool, enum hdp_violation_kind kind,
 		snprintf(detail, sizeof(detail), "belongs to region '%s'", other.name);
 		why = detail;
 	}
-	hdp_harden_violation(&pool->hp, kind, addr, pool->obj_size, why);
+	hdp_harden_pool_violation(&pool->hp, kind, addr, pool->hp.layout.obj_size, why);
 }
 
 unsigned pool_stack_pop(struct hdp_pool *pool, void **dst, unsigned n)
@@ -477,7 +454,7 @@ unsigned pool_stack_pop(struct hdp_pool *pool, void **dst, unsigned n)
 		uint32_t idx = pool->free_stack[--pool->free_len];
 
 		pool->free_bitmap[idx / 64] &= ~(UINT64_C(1) << (idx % 64));
-		dst[n - 1 - i] = (void *)(pool->base + (uintptr_t)idx * pool->stride);
+		dst[n - 1 - i] = (void *)hdp_layout_slot_addr(&pool->hp.layout, idx);
 	}
 	return n;
 }
@@ -487,7 +464,7 @@ unsigned pool_stack_push(struct hdp_pool *pool, void *const *src, unsigned n)
 	unsigned refused = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		uint32_t idx = pool_index_of(pool, (uintptr_t)src[i] - pool->base);
+		uint32_t idx = pool_index_of(pool, src[i]);
 		uint64_t bit = UINT64_C(1) << (idx % 64);
 
 		/* Already on the stack: the second free of one object. */

@@ -39,8 +39,8 @@ static unsigned drain_held_locked(struct hdp_pool *pool, struct pool_cache *c, u
 	unsigned k, got = 0, bad;
 
 	while (got < max && c->hts.holding &&
-	       (k = hdp_harden_drain(&pool->hp, &c->hts, held,
-				     max - got < 64 ? max - got : 64)) > 0) {
+	       (k = hdp_harden_pool_drain(&pool->hp, &c->hts, held,
+					  max - got < 64 ? max - got : 64)) > 0) {
 		/* Freed long ago; they count as frees as they reach the pool. */
 		hdp_counter_add(&c->stats.frees, k);
 		bad = pool_stack_push(pool, held, k);
@@ -188,19 +188,12 @@ void pool_caches_release(struct hdp_pool *pool)
 		tls_caches[pool->id].cache = NULL;
 }
 
-/* Hardening, then any attached hooks: one branch when neither is on. */
-static inline void after_alloc(struct hdp_pool *pool, struct hdp_harden_tls *t, uint64_t w,
-			       void **objs, unsigned n)
+/* The protections' steps, when any is on: one branch when none is. */
+static inline void after_alloc(struct hdp_pool *pool, struct hdp_harden_tls *t,
+			       struct hdp_harden_view v, void **objs, unsigned n)
 {
-	const struct hdp_pool_hooks *h =
-		atomic_load_explicit(&pool->hooks, memory_order_acquire);
-
-	if (hdp_likely(!(hdp_hw_flags(w) & HDP_HF_HOOKS) && !h) || !n)
-		return;
-	if (hdp_hw_flags(w) & HDP_HF_HOOKS)
-		hdp_harden_on_alloc(&pool->hp, t, w, objs, n);
-	if (h && h->on_alloc)
-		h->on_alloc(h->ctx, pool, objs, n);
+	if (hdp_unlikely(hdp_view_flags(v) & HDP_HF_HOOKS) && n)
+		hdp_harden_pool_on_alloc(&pool->hp, t, v, objs, n);
 }
 
 /* A cache about to serve @n is filled to size + n, at most its cap. */
@@ -223,27 +216,28 @@ static void refill_locked(struct hdp_pool *pool, struct pool_cache *c, unsigned 
  * choosing from. A flush leaves a cache nearly empty, and a choice among
  * two objects is barely a choice: top it up to size + n first.
  */
-HDP_COLD static void pick_slow(struct hdp_pool *pool, struct pool_cache *c, uint64_t w,
-			       unsigned n)
+HDP_COLD static void pick_slow(struct hdp_pool *pool, struct pool_cache *c,
+			       struct hdp_harden_view v, unsigned n)
 {
 	if (c->len < refill_target(c, n)) {
 		pthread_mutex_lock(&pool->lock);
 		refill_locked(pool, c, n);
 		pthread_mutex_unlock(&pool->lock);
 	}
-	hdp_harden_pick(&pool->hp, &c->hts, w, c->objs, c->len, n);
+	hdp_harden_pool_pick(&pool->hp, &c->hts, v, c->objs, c->len, n);
 }
 
-static inline void pick(struct hdp_pool *pool, struct pool_cache *c, uint64_t w, unsigned n)
+static inline void pick(struct hdp_pool *pool, struct pool_cache *c, struct hdp_harden_view v,
+			unsigned n)
 {
-	if (hdp_unlikely(hdp_hw_flags(w) & HDP_HF_PROTECTIONS) && n &&
-	    hdp_harden_picks(&pool->hp, w))
-		pick_slow(pool, c, w, n);
+	if (hdp_unlikely(hdp_view_flags(v) & HDP_HF_PROTECTIONS) && n &&
+	    hdp_harden_pool_picks(&pool->hp, v))
+		pick_slow(pool, c, v, n);
 }
 
 /* The cache cannot serve @n alone: go to the shared stack once. */
-HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c, uint64_t w,
-				    void **objs, unsigned n, bool bulk)
+HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c,
+				    struct hdp_harden_view v, void **objs, unsigned n, bool bulk)
 {
 	unsigned out = 0;
 
@@ -255,7 +249,7 @@ HDP_COLD static unsigned alloc_slow(struct hdp_pool *pool, struct pool_cache *c,
 		pthread_mutex_unlock(&pool->lock);
 		if (c->len >= n || !bulk) {
 			out = c->len < n ? c->len : n;
-			pick(pool, c, w, out);
+			pick(pool, c, v, out);
 			c->len -= out;
 			memcpy(objs, c->objs + c->len, sizeof(void *) * out);
 		}
@@ -293,31 +287,39 @@ HDP_COLD static unsigned alloc_uncached(struct hdp_pool *pool, void **objs,
 	return out;
 }
 
-static inline unsigned alloc_n(struct hdp_pool *pool, void **objs, unsigned n,
-			       bool bulk)
+/*
+ * The view is read twice: before, for the protections that choose which
+ * objects go (shuffle); after the objects are ours, for the steps that
+ * record them. That one is then at least as new as the view of the free
+ * that put each object where this thread took it (the stack's lock, or
+ * this thread's own free, orders the two reads), so no record made in an
+ * epoch can be followed by an allocation that records nothing
+ * (harden.h).
+ */
+static inline unsigned alloc_n(struct hdp_pool *pool, void **objs, unsigned n, bool bulk)
 {
 	struct pool_cache *c = cache_of(pool);
-	uint64_t w = hdp_harden_word(&pool->hp);
+	struct hdp_harden_view v = hdp_harden_pool_view(&pool->hp);
 	unsigned out;
 
 	if (hdp_unlikely(!c)) {
 		out = alloc_uncached(pool, objs, n, bulk);
 		pthread_mutex_lock(&pool->lock);
-		after_alloc(pool, &pool->orphan_hts, w, objs, out);
+		after_alloc(pool, &pool->orphan_hts, hdp_harden_pool_view(&pool->hp), objs, out);
 		pthread_mutex_unlock(&pool->lock);
 		return out;
 	}
 	if (hdp_likely(c->len >= n)) {
-		pick(pool, c, w, n);
+		pick(pool, c, v, n);
 		c->len -= n;
 		memcpy(objs, c->objs + c->len, sizeof(void *) * n);
 		hdp_counter_add(&c->stats.cache_hits, n);
 		out = n;
 	} else {
-		out = alloc_slow(pool, c, w, objs, n, bulk);
+		out = alloc_slow(pool, c, v, objs, n, bulk);
 	}
 	hdp_counter_add(&c->stats.allocs, out);
-	after_alloc(pool, &c->hts, w, objs, out);
+	after_alloc(pool, &c->hts, hdp_harden_pool_view(&pool->hp), objs, out);
 	return out;
 }
 
@@ -331,43 +333,29 @@ unsigned hdp_pool_alloc_burst(struct hdp_pool *pool, void **objs, unsigned n)
 	return alloc_n(pool, objs, n, false);
 }
 
-/* Is @p (untagged) the start of one of this pool's slots? */
-static inline bool obj_at_slot(const struct hdp_pool *pool, const void *p)
-{
-	uintptr_t off = (uintptr_t)p - pool->base;
-
-	if (hdp_unlikely(off >= pool->objs_len))
-		return false;
-	if (hdp_likely(pool->stride_shift != UINT32_MAX))
-		return (off & (pool->stride - 1)) == 0;
-	return off % pool->stride == 0;
-}
-
-/* A slot in a guard gap is no object (@p is at a slot). */
-static inline bool slot_in_gap(const struct hdp_pool *pool, const void *p)
-{
-	return pool_slot_is_gap(pool, pool_index_of(pool, (uintptr_t)p - pool->base));
-}
-
 /* Is @p (untagged) the start of one of this pool's objects? */
 static inline bool obj_is_valid(const struct hdp_pool *pool, const void *p)
 {
-	return obj_at_slot(pool, p) && !slot_in_gap(pool, p);
+	return hdp_layout_is_object(&pool->hp.layout, (uintptr_t)p);
 }
 
 HDP_COLD static void report_invalid(struct hdp_pool *pool, const void *p)
 {
-	uintptr_t off = (uintptr_t)hdp_untag(p) - pool->base;
+	const struct hdp_layout *l = &pool->hp.layout;
+	uintptr_t off = (uintptr_t)hdp_untag(p) - l->base;
 	enum hdp_violation_kind kind;
+	uint32_t idx;
+	size_t in_slot;
 
-	if (off < pool->objs_len && pool_slot_is_gap(pool, pool_index_of(pool, off))) {
-		hdp_harden_violation(&pool->hp, HDP_V_FREE_INTERIOR, p, pool->obj_size,
-				     "in a guard gap, not an object");
+	if (hdp_layout_slot(l, (uintptr_t)hdp_untag(p), &idx, &in_slot) &&
+	    hdp_layout_is_gap(l, idx)) {
+		hdp_harden_pool_violation(&pool->hp, HDP_V_FREE_INTERIOR, p, l->obj_size,
+					  "in a guard gap, not an object");
 		return;
 	}
-	if (off < pool->objs_len)
+	if (off < l->span)
 		kind = HDP_V_FREE_INTERIOR;
-	else if (off < pool->map.len || off == pool->objs_len)
+	else if (off < pool->map.len || off == l->span)
 		kind = HDP_V_FREE_PAST_END;
 	else
 		kind = HDP_V_FREE_FOREIGN;
@@ -382,11 +370,6 @@ HDP_COLD static void report_invalid(struct hdp_pool *pool, const void *p)
 static void free_to_cache(struct hdp_pool *pool, struct pool_cache *c,
 			  void *const *objs, unsigned n)
 {
-	const struct hdp_pool_hooks *h =
-		atomic_load_explicit(&pool->hooks, memory_order_acquire);
-
-	if (hdp_unlikely(h != NULL) && h->on_free)
-		h->on_free(h->ctx, pool, objs, n);
 	if (hdp_unlikely(!c)) {
 		pthread_mutex_lock(&pool->lock);
 		hdp_counter_add(&pool->retired.frees, n);
@@ -413,14 +396,14 @@ static void free_to_cache(struct hdp_pool *pool, struct pool_cache *c,
 }
 
 /*
- * The careful path, in chunks: report bad pointers, run the hardening
- * hook (which may refuse double frees and stale handles), strip tags. A
- * chunk whose pointers are all valid, the usual case, goes to the hook as
- * it came; only a chunk with a bad one is copied without it.
+ * The careful path, in chunks: report bad pointers, run the protections'
+ * free steps (which may refuse double frees and stale handles), strip
+ * tags. A chunk whose pointers are all valid, the usual case, goes to the
+ * steps as it came; only a chunk with a bad one is copied without it.
  */
 static unsigned free_checked(struct hdp_pool *pool, struct pool_cache *c,
 			     void *const *objs, const struct hdp_extent *ext,
-			     unsigned n, uint64_t w)
+			     unsigned n, struct hdp_harden_view v)
 {
 	struct hdp_harden_tls *t = c ? &c->hts : &pool->orphan_hts;
 	void *good[64], *out[64];
@@ -435,10 +418,7 @@ static unsigned free_checked(struct hdp_pool *pool, struct pool_cache *c,
 		bool all_valid = true;
 
 		for (unsigned i = 0; i < k; i++)
-			all_valid &= obj_at_slot(pool, hdp_untag(objs[i]));
-		/* Apart, so that pools without guard gaps keep the loop above alone. */
-		for (unsigned i = 0; hdp_unlikely(pool->gap_period) && all_valid && i < k; i++)
-			all_valid = !slot_in_gap(pool, hdp_untag(objs[i]));
+			all_valid &= obj_is_valid(pool, hdp_untag(objs[i]));
 		if (hdp_unlikely(!all_valid)) {
 			ngood = 0;
 			for (unsigned i = 0; i < k; i++) {
@@ -453,10 +433,10 @@ static unsigned free_checked(struct hdp_pool *pool, struct pool_cache *c,
 			chunk = good;
 			chunk_ext = ext ? good_ext : NULL;
 		}
-		if (hdp_hw_flags(w) & HDP_HF_HOOKS) {
+		if (hdp_view_flags(v) & HDP_HF_HOOKS) {
 			if (!c)
 				pthread_mutex_lock(&pool->lock);
-			kept = hdp_harden_on_free(&pool->hp, t, w, chunk, chunk_ext, out, ngood);
+			kept = hdp_harden_pool_on_free(&pool->hp, t, v, chunk, chunk_ext, out, ngood);
 			if (!c)
 				pthread_mutex_unlock(&pool->lock);
 		} else {
@@ -465,8 +445,9 @@ static unsigned free_checked(struct hdp_pool *pool, struct pool_cache *c,
 		}
 		/* Freed, whether or not a protection keeps them a while (a quarantine). */
 		freed += kept;
-		if (c && ((hdp_hw_flags(w) & HDP_HF_PROTECTIONS) || c->hts.holding))
-			kept = hdp_harden_hold(&pool->hp, t, w, out, kept, HDP_ARRAY_SIZE(out));
+		if (c && ((hdp_view_flags(v) & HDP_HF_PROTECTIONS) || c->hts.holding))
+			kept = hdp_harden_pool_hold(&pool->hp, t, v, out, kept,
+						    HDP_ARRAY_SIZE(out));
 		if (kept)
 			free_to_cache(pool, c, out, kept);
 		objs += k;
@@ -491,18 +472,19 @@ static inline bool all_plain_and_valid(const struct hdp_pool *pool,
 	return ok && !(tags & HDP_TAG_MASK);
 }
 
+/* The caller holds the objects: the view read now is as new as their allocation's. */
 static inline unsigned free_n(struct hdp_pool *pool, void *const *objs,
 			      const struct hdp_extent *ext, unsigned n)
 {
 	struct pool_cache *c = cache_of(pool);
-	uint64_t w = hdp_harden_word(&pool->hp);
+	struct hdp_harden_view v = hdp_harden_pool_view(&pool->hp);
 
-	if (hdp_likely(!(hdp_hw_flags(w) & HDP_HF_HOOKS) && !(c && c->hts.holding) &&
+	if (hdp_likely(!(hdp_view_flags(v) & HDP_HF_HOOKS) && !(c && c->hts.holding) &&
 		       all_plain_and_valid(pool, objs, n))) {
 		free_to_cache(pool, c, objs, n);
 		return n;
 	}
-	return free_checked(pool, c, objs, ext, n, w);
+	return free_checked(pool, c, objs, ext, n, v);
 }
 
 unsigned hdp_pool_free_burst(struct hdp_pool *pool, void *const *objs,
@@ -537,14 +519,14 @@ int hdp_pool_copy_in(struct hdp_pool *pool, void *dst, const void *src, size_t n
 {
 	struct pool_cache *c = cache_of(pool);
 
-	return hdp_harden_copy_in(&pool->hp, c ? &c->hts : NULL, dst, src, n);
+	return hdp_harden_pool_copy_in(&pool->hp, c ? &c->hts : NULL, dst, src, n);
 }
 
 int hdp_pool_copy_out(struct hdp_pool *pool, void *dst, const void *src, size_t n)
 {
 	struct pool_cache *c = cache_of(pool);
 
-	return hdp_harden_copy_out(&pool->hp, c ? &c->hts : NULL, dst, src, n);
+	return hdp_harden_pool_copy_out(&pool->hp, c ? &c->hts : NULL, dst, src, n);
 }
 
 int hdp_pool_desc_to_ptr(struct hdp_pool *pool, uint64_t addr, uint32_t len,
@@ -552,20 +534,21 @@ int hdp_pool_desc_to_ptr(struct hdp_pool *pool, uint64_t addr, uint32_t len,
 {
 	struct pool_cache *c = cache_of(pool);
 
-	return hdp_harden_desc(&pool->hp, c ? &c->hts : NULL, addr, len, out);
+	return hdp_harden_pool_desc(&pool->hp, c ? &c->hts : NULL, addr, len, out);
 }
 
 void hdp_pool_count_desc_checks(struct hdp_pool *pool, unsigned n)
 {
 	struct pool_cache *c;
 
-	if (!(hdp_hw_flags(hdp_harden_word(&pool->hp)) & HDP_HF_BOUNDS))
+	if (!(hdp_view_flags(hdp_harden_pool_view(&pool->hp)) & HDP_HF_BOUNDS))
 		return;
 	c = cache_of(pool);
 	if (c)
-		hdp_counter_add(&c->hts.c.checks, n);
+		hdp_counter_add(&c->hts.c.n[HDP_C_CHECKS], n);
 	else
-		atomic_fetch_add_explicit(&pool->hp.retired.checks, n, memory_order_relaxed);
+		atomic_fetch_add_explicit(&pool->hp.retired.n[HDP_C_CHECKS], n,
+					  memory_order_relaxed);
 }
 
 void hdp_pool_cache_flush(struct hdp_pool *pool)

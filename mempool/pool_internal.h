@@ -41,21 +41,12 @@ struct pool_cache {
 };
 
 struct hdp_pool {
-	/* Read on every call; written only at creation and by set_hooks. */
-	uintptr_t base;
-	size_t stride;
-	size_t objs_len;		/* slot_count * stride */
-	uint32_t obj_count;		/* objects: slot_count less the gaps' */
-	uint32_t stride_shift;		/* log2(stride), or UINT32_MAX */
-	uint32_t gap_period;		/* guard gaps: objects + gap slots, or 0 */
-	uint32_t gap_objs;		/* the objects of a period (params' guard_gap) */
-	uint32_t slot_count;		/* objs_len / stride */
+	/* Read on every call; written only at creation. */
+	uint32_t obj_count;		/* objects: the layout's slots less the gaps' */
 	uint32_t cache_size;
 	uint16_t id;			/* slot in the pool table */
 	uint64_t gen;			/* unique per creation */
-	_Atomic(const struct hdp_pool_hooks *) hooks;
 	char name[HDP_POOL_NAME_MAX];
-	size_t obj_size;
 	struct mem_mapping map;
 	int region_id;
 
@@ -71,21 +62,17 @@ struct hdp_pool {
 	pool_counter_t double_frees_dropped;	/* frees counted, then refused */
 	struct hdp_harden_tls orphan_hts;	/* threads without a cache; lock held */
 
-	/* Hardening: its word sits on its own line, read by every burst. */
+	/*
+	 * Hardening: its word and the slot layout (where the objects are),
+	 * on their own line, read by every burst.
+	 */
 	struct hdp_harden_pool hp HDP_CACHE_ALIGNED;
 };
 
-static inline uint32_t pool_index_of(const struct hdp_pool *pool, uintptr_t off)
+/* The slot of @p, which lies inside the slots. */
+static inline uint32_t pool_index_of(const struct hdp_pool *pool, const void *p)
 {
-	if (hdp_likely(pool->stride_shift != UINT32_MAX))
-		return (uint32_t)(off >> pool->stride_shift);
-	return (uint32_t)(off / pool->stride);
-}
-
-/* Is slot @idx in a guard gap (hdp_pool_params.guard_gap)? */
-static inline bool pool_slot_is_gap(const struct hdp_pool *pool, uint32_t idx)
-{
-	return pool->gap_period && idx % pool->gap_period >= pool->gap_objs;
+	return hdp_layout_div(&pool->hp.layout, (uintptr_t)p - pool->hp.layout.base);
 }
 
 /*

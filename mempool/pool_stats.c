@@ -2,7 +2,6 @@
 /* Pool counters: summing the per-thread ones, and printing them. */
 #include "pool_internal.h"
 
-#include <hdp/protection.h>
 #include <hdp/strbuf.h>
 
 #include <stdio.h>
@@ -43,8 +42,8 @@ void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 
 	memcpy(out->name, pool->name, sizeof(out->name));
 	out->obj_count = pool->obj_count;
-	out->obj_size = pool->obj_size;
-	out->obj_stride = pool->stride;
+	out->obj_size = pool->hp.layout.obj_size;
+	out->obj_stride = pool->hp.layout.stride;
 	out->allocs = t.allocs;
 	/* A refused double free was counted as a free when it was made. */
 	out->frees = t.frees - refused;
@@ -67,32 +66,11 @@ void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 	out->mem = pool->map.kind;
 }
 
-/* snprintf that keeps going after the buffer is full, counting. */
 #define U(x) ((unsigned long long)(x))
-
-/* "bounds,init_free,..." for the effective flags, or "none". */
-static void flag_names(unsigned f, char *buf, size_t len)
-{
-	static const char *const names[HDP_HW_FLAGS_BITS] = {
-		"bounds", "bounds_tree", "init_alloc", "init_free", "init_used",
-		"init_check", "tag", "tag_mte", "tag_always",
-	};
-	struct hdp_strbuf s = hdp_strbuf_init(buf, len);
-
-	for (int i = 0; i < HDP_HW_FLAGS_BITS; i++)
-		if ((f & (1u << i)) && names[i])
-			hdp_strbuf_printf(&s, "%s%s", s.used ? "," : "", names[i]);
-	if (!s.used)
-		hdp_strbuf_printf(&s, "none");
-}
 
 int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 {
 	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
-	const struct hdp_harden_stats *h = &st->harden;
-	char flags[128];
-
-	flag_names(h->flags, flags, sizeof(flags));
 
 	/* Pool names are [A-Za-z0-9_-]: nothing to escape. */
 	hdp_strbuf_printf(&o, "{\"name\":\"%s\",\"obj_count\":%llu,\"obj_size\":%llu,"
@@ -100,47 +78,22 @@ int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len)
 		"\"free_cached\":%llu,\"held\":%llu,\"held_cut_short\":%llu,\"allocs\":%llu,\"frees\":%llu,"
 		"\"alloc_fails\":%llu,\"cache_hits\":%llu,\"cache_misses\":%llu,"
 		"\"caches\":%llu,\"region_bytes\":%llu,\"page_size\":%llu,"
-		"\"pages\":%llu,\"huge\":%s,\"fallback\":%s,\"mem\":\"%s\","
-		"\"harden\":{\"profile\":\"%s\",\"exclude\":\"%s\","
-		"\"flags\":\"%s\",\"on_violation\":\"%s\",\"tag\":\"%s\","
-		"\"tag_sample\":%u,\"tag_sample_min\":%u,\"init_check_sample\":%u,"
-		"\"epoch\":%llu,\"bytes_wiped\":%llu,"
-		"\"objs_tagged\":%llu,\"checks\":%llu,\"changes\":%llu,"
-		"\"changed_at\":%lld,",
+		"\"pages\":%llu,\"huge\":%s,\"fallback\":%s,\"mem\":\"%s\",\"harden\":{",
 	    st->name, U(st->obj_count), U(st->obj_size), U(st->obj_stride),
 	    U(st->in_use), U(st->free_shared), U(st->free_cached), U(st->held),
 	    U(st->held_cut_short), U(st->allocs), U(st->frees), U(st->alloc_fails),
 	    U(st->cache_hits), U(st->cache_misses), U(st->caches),
 	    U(st->region_bytes), U(st->page_size), U(st->pages),
 	    st->huge ? "true" : "false", st->fallback ? "true" : "false",
-	    hdp_mem_kind_name(st->mem), h->profile, h->exclude, flags,
-	    hdp_policy_name(h->on_violation), h->tag_backend, h->tag_sample,
-	    h->tag_sample_min, h->check_sample, U(h->epoch), U(h->bytes_wiped),
-	    U(h->objs_tagged), U(h->checks), U(h->changes), (long long)h->changed_at);
-	hdp_protection_stats_json(&o, h);
-	hdp_strbuf_printf(&o, ",\"violations\":{");
-	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
-		hdp_strbuf_printf(&o, "%s\"%s\":%llu", k ? "," : "",
-		    hdp_violation_name((enum hdp_violation_kind)k),
-		    U(h->violations[k]));
-	hdp_strbuf_printf(&o, "}}}");
+	    hdp_mem_kind_name(st->mem));
+	hdp_harden_stats_json(&o, &st->harden);
+	hdp_strbuf_printf(&o, "}}");
 	return (int)o.used;
-}
-
-static uint64_t total_violations(const struct hdp_harden_stats *h)
-{
-	uint64_t n = 0;
-
-	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
-		n += h->violations[k];
-	return n;
 }
 
 int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len)
 {
 	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
-	const struct hdp_harden_stats *h = &st->harden;
-	char flags[128];
 
 	hdp_strbuf_printf(&o, "pool %s: %llu objects of %llu bytes (stride %llu), %llu %s pages of %llu KiB%s\n",
 	    st->name, U(st->obj_count), U(st->obj_size), U(st->obj_stride),
@@ -152,22 +105,6 @@ int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len)
 	hdp_strbuf_printf(&o, "  allocs %llu, frees %llu, alloc fails %llu, cache hits %llu, misses %llu\n",
 	    U(st->allocs), U(st->frees), U(st->alloc_fails), U(st->cache_hits),
 	    U(st->cache_misses));
-	flag_names(h->flags, flags, sizeof(flags));
-	hdp_strbuf_printf(&o, "  hardening: %s (tags %s, 1 in %u above %u bytes; whole-object "
-	    "check 1 in %u), on violation %s, epoch %llu\n",
-	    flags, h->tag_backend, h->tag_sample, h->tag_sample_min, h->check_sample,
-	    hdp_policy_name(h->on_violation), U(h->epoch));
-	hdp_strbuf_printf(&o, "  profile: %s\n", h->profile);
-	if (h->exclude[0])
-		hdp_strbuf_printf(&o, "  excluded: %s\n", h->exclude);
-	hdp_strbuf_printf(&o, "  wiped %llu bytes, tagged %llu objects, %llu checks, %llu profile changes\n",
-	    U(h->bytes_wiped), U(h->objs_tagged), U(h->checks), U(h->changes));
-	hdp_protection_stats_text(&o, h);
-	hdp_strbuf_printf(&o, "  violations:");
-	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
-		if (h->violations[k])
-			hdp_strbuf_printf(&o, " %s %llu", hdp_violation_name((enum hdp_violation_kind)k),
-			    U(h->violations[k]));
-	hdp_strbuf_printf(&o, "%s\n", total_violations(h) ? "" : " none");
+	hdp_harden_stats_text(&o, &st->harden);
 	return (int)o.used;
 }

@@ -24,8 +24,8 @@ static void protection_keys_in_range(const struct hdp_profile *p)
 			const struct hdp_protection_key *key = &prot->keys[j];
 			uint32_t v = p->pval[k];
 
-			if ((key->type == HDP_PKEY_BOOL && v > 1) ||
-			    ((key->type == HDP_PKEY_UINT || key->type == HDP_PKEY_SIZE) &&
+			if ((key->type == HDP_VALUE_BOOL && v > 1) ||
+			    ((key->type == HDP_VALUE_UINT || key->type == HDP_VALUE_SIZE) &&
 			     (v < key->min || v > key->max)))
 				abort();
 		}

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t addr;
 		uint32_t len;
 		void *frame;
-		struct hdp_pool_layout lay;
+		struct hdp_pool_region lay;
 		struct hdp_pool *p = pool[data[off + 12] & 1];
 
 		memcpy(&addr, data + off, 8);
@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			len %= 2100;
 		if (hdp_fwd_rx_desc(p, addr, len, &frame))
 			continue;
-		hdp_pool_layout(p, &lay);
+		hdp_pool_region(p, &lay);
 		if ((char *)frame < (char *)lay.base ||
 		    (char *)frame + len > (char *)lay.base + (addr / 2048 + 1) * 2048)
 			abort();	/* accepted, yet outside its chunk */

@@ -167,8 +167,8 @@ int configure_without_reuse_hooks(const char *spec)
 	int ret;
 
 	ret = hdp_harden_pool_init(&hp, &(struct hdp_harden_pool_desc){
-		.name = "dpdk-like", .base = (uintptr_t)mem, .obj_size = 64,
-		.obj_stride = 64, .obj_count = 64,
+		.name = "dpdk-like",
+		.layout = { .base = (uintptr_t)mem, .obj_size = 64, .stride = 64, .slots = 64 },
 	});
 	if (ret)
 		return ret;
@@ -178,4 +178,14 @@ int configure_without_reuse_hooks(const char *spec)
 		ret = hdp_harden_pool_configure(&hp, &cfg);
 	hdp_harden_pool_fini(&hp);
 	return ret;
+}
+
+void set_epoch(struct hdp_pool *pool, uint64_t epoch)
+{
+	struct hdp_harden_pool *hp = hdp_pool_harden(pool);
+
+	/* As an apply would, under its lock: the next one that turns something on starts epoch + 1. */
+	pthread_mutex_lock(&hp->apply_lock);
+	atomic_store_explicit(&hp->epoch, epoch, memory_order_release);
+	pthread_mutex_unlock(&hp->apply_lock);
 }

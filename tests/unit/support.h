@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Route hdp_log() into a buffer that log_contains() searches. */
 void capture_logs(void);
@@ -45,4 +46,10 @@ int violation_kind(const char *name);
  * hooks (hold, drain, pick): what hdp_harden_pool_configure returned.
  */
 int configure_without_reuse_hooks(const char *spec);
+
+/*
+ * Set @pool's epoch counter, to reach the end of the epochs without 2^48
+ * re-enables: the next change that turns something on starts @epoch + 1.
+ */
+void set_epoch(struct hdp_pool *pool, uint64_t epoch);
 #endif /* HDP_TEST_SUPPORT_H */

@@ -93,10 +93,10 @@ Test(fwd_ctl, interface_names_are_escaped_in_json)
 
 static void *report_from_a_worker(void *arg)
 {
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
 
 	/* An interior free under on_violation=report, from another thread. */
-	hdp_pool_layout(arg, &lay);
+	hdp_pool_region(arg, &lay);
 	hdp_pool_free(arg, (char *)lay.base + 1);
 	return NULL;
 }

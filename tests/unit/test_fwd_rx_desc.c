@@ -50,9 +50,9 @@ static void check_all(struct hdp_pool *p)
 	for (size_t i = 0; i < sizeof(descs) / sizeof(descs[0]); i++) {
 		void *data = NULL;
 		int ret = hdp_fwd_rx_desc(p, descs[i].addr, descs[i].len, &data);
-		struct hdp_pool_layout lay;
+		struct hdp_pool_region lay;
 
-		hdp_pool_layout(p, &lay);
+		hdp_pool_region(p, &lay);
 		cr_assert_eq(ret, descs[i].ok ? 0 : -EFAULT, "addr %llu len %u",
 			     (unsigned long long)descs[i].addr, descs[i].len);
 		if (descs[i].ok)

@@ -80,21 +80,23 @@ Test(harden_bounds, copy_out_of_an_object_past_its_end)
 
 Test(harden_bounds, copy_spanning_two_objects)
 {
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
+	const struct hdp_layout *slots;
 
 	make_pools(CHECKED);
-	hdp_pool_layout(pool, &lay);
-	expect(hdp_pool_copy_in(pool, (char *)lay.base + lay.obj_stride - 8, src, 16),
+	hdp_pool_region(pool, &lay);
+	slots = hdp_pool_slots(pool);
+	expect(hdp_pool_copy_in(pool, (char *)lay.base + slots->stride - 8, src, 16),
 	       HDP_V_BOUNDS_OBJECT_END, NULL);
 }
 
 Test(harden_bounds, copy_past_the_end_of_the_region)
 {
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
 
 	make_pools(CHECKED);
-	hdp_pool_layout(pool, &lay);
-	expect(hdp_pool_copy_in(pool, (char *)lay.base + lay.region_len - 4, src, 8),
+	hdp_pool_region(pool, &lay);
+	expect(hdp_pool_copy_in(pool, (char *)lay.base + lay.len - 4, src, 8),
 	       HDP_V_BOUNDS_REGION_END, "4 bytes before the end of region 'frames'");
 }
 
@@ -137,28 +139,32 @@ Test(harden_bounds, an_rx_descriptor_outside_the_umem)
 Test(harden_bounds, an_rx_descriptor_running_past_its_chunk)
 {
 	void *p = NULL;
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
+	const struct hdp_layout *slots;
 
 	make_pools(CHECKED);
-	hdp_pool_layout(pool, &lay);
-	cr_assert_eq(hdp_pool_desc_to_ptr(pool, lay.obj_stride + 256, 1744, &p), 0);
-	cr_assert_eq(p, (char *)lay.base + lay.obj_stride + 256);
-	expect(hdp_pool_desc_to_ptr(pool, lay.obj_stride + 256, 1745, &p),
+	hdp_pool_region(pool, &lay);
+	slots = hdp_pool_slots(pool);
+	cr_assert_eq(hdp_pool_desc_to_ptr(pool, slots->stride + 256, 1744, &p), 0);
+	cr_assert_eq(p, (char *)lay.base + slots->stride + 256);
+	expect(hdp_pool_desc_to_ptr(pool, slots->stride + 256, 1745, &p),
 	       HDP_V_DESC_PAST_CHUNK, "1745 bytes from byte 256 of a 2000-byte chunk");
 }
 
 /* With bounds=off the same mistakes go through: the seed's bypass. */
 Test(harden_bounds, bounds_off_misses_them)
 {
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
+	const struct hdp_layout *slots;
 	void *p;
 
 	make_pools("bounds=off,tag=off,on_violation=report");
-	hdp_pool_layout(pool, &lay);
+	hdp_pool_region(pool, &lay);
+	slots = hdp_pool_slots(pool);
 	cr_assert_eq(hdp_pool_copy_in(pool, hdp_pool_alloc(pool), src, 2001), 0);
-	cr_assert_eq(hdp_pool_copy_in(pool, (char *)lay.base + lay.obj_stride - 8, src, 16), 0);
+	cr_assert_eq(hdp_pool_copy_in(pool, (char *)lay.base + slots->stride - 8, src, 16), 0);
 	cr_assert_eq(hdp_pool_copy_in(pool, hdp_pool_alloc(other), src, 8), 0);
-	cr_assert_eq(hdp_pool_desc_to_ptr(pool, lay.obj_stride + 256, 1745, &p), 0);
+	cr_assert_eq(hdp_pool_desc_to_ptr(pool, slots->stride + 256, 1745, &p), 0);
 	for (int k = 0; k < HDP_V__COUNT; k++)
 		cr_assert_eq(violations(pool, k), 0);
 }
@@ -195,7 +201,7 @@ Test(harden_bounds, checks_are_counted)
 	for (int i = 0; i < 10; i++)
 		hdp_pool_copy_in(pool, obj, src, 64);
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.checks, 10);
+	cr_assert_eq(st.harden.counters[HDP_C_CHECKS], 10);
 }
 
 /*
@@ -234,12 +240,14 @@ Test(harden_bounds, fast_and_tree_lookups_agree)
 Test(harden_bounds, copy_into_the_padding_after_an_object)
 {
 	struct hdp_pool *small = hardened_pool("padded", 100, 8, 0, CHECKED);
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
+	const struct hdp_layout *slots;
 	char *obj;
 
 	cr_assert_not_null(small, "%s", captured_logs());
-	hdp_pool_layout(small, &lay);
-	cr_assert_eq(lay.obj_stride, 112);
+	hdp_pool_region(small, &lay);
+	slots = hdp_pool_slots(small);
+	cr_assert_eq(slots->stride, 112);
 	obj = hdp_pool_alloc(small);
 	cr_assert_eq(hdp_pool_copy_in(small, obj, src, 100), 0);
 	cr_assert_eq(hdp_pool_copy_in(small, obj, src, 101), -EFAULT);

@@ -46,14 +46,13 @@ Test(harden_epoch, records_from_an_old_epoch_never_come_back)
 Test(harden_epoch, the_last_epoch_refuses_to_turn_the_hooks_on_again)
 {
 	struct hdp_pool *pool = hardened_pool("umem", 64, 2, 0, "init_on_free=on,tag=off");
-	struct hdp_harden_pool *hp = hdp_pool_harden(pool);
 	struct hdp_pool_stats st;
 	void *obj;
 
 	cr_assert_not_null(pool, "%s", captured_logs());
 	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "off"), 0);
 	cr_assert_eq(hdp_pool_set(pool, "init_check", "off"), 0);
-	hdp_harden_pool_test_set_epoch(hp, HDP_EPOCH_MAX - 1);
+	set_epoch(pool, HDP_EPOCH_MAX - 1);
 	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "on"), 0);	/* the last one */
 	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "off"), 0);
 	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "on"), -EOVERFLOW);

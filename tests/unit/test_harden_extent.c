@@ -159,7 +159,7 @@ Test(harden_extent, only_the_extent_is_read_between_whole_checks)
 	hdp_pool_stats_get(pool, &before);
 	obj = alloc_one(pool);
 	hdp_pool_stats_get(pool, &after);
-	cr_assert_eq(after.harden.checks, before.harden.checks + 1);
+	cr_assert_eq(after.harden.counters[HDP_C_CHECKS], before.harden.counters[HDP_C_CHECKS] + 1);
 	cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), 0,
 		     "with a countdown of up to 131068 the next check is not whole");
 	hdp_pool_destroy(pool);

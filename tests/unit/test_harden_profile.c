@@ -278,23 +278,24 @@ Test(harden_profile, profiles_format_every_key)
 }
 
 /*
- * The built-in protections describe their keys on the one interface:
- * every value each table allows is taken, formats as itself, and lands in
- * the named field of the profile; every key is in the listing.
+ * The core describes its keys, counters and kinds from one list each:
+ * every value each key allows is taken, formats as itself, and lands in
+ * the named field of the profile; every key is in the listing; every
+ * violation kind belongs to exactly one part.
  */
-Test(harden_profile, builtin_keys_come_from_their_protections_tables)
+Test(harden_profile, core_keys_come_from_their_tables)
 {
-	static const char *const names[] = { "bounds", "init", "tag" };
+	static const char *const names[] = { "bounds", "init", "tag", "pool" };
 	char listing[8192], buf[512], want[96], value[32];
 	unsigned nkeys = 0;
 	uint32_t claimed = 0;
 
-	cr_assert_eq(hdp_protection_builtin_count(), 3);
-	cr_assert_null(hdp_protection_builtin_get(3));
+	cr_assert_eq(hdp_protection_core_count(), 4);
+	cr_assert_null(hdp_protection_core_get(4));
 	cr_assert_gt(hdp_profile_keys_describe(listing, sizeof(listing)), 0);
 	cr_assert_lt((size_t)hdp_profile_keys_describe(NULL, 0), sizeof(listing));
-	for (unsigned i = 0; i < 3; i++) {
-		const struct hdp_protection *bi = hdp_protection_builtin_get(i);
+	for (unsigned i = 0; i < 4; i++) {
+		const struct hdp_protection *bi = hdp_protection_core_get(i);
 
 		cr_assert_str_eq(bi->name, names[i]);
 		cr_assert_null(hdp_protection_find(bi->name), "%s is in the registry", bi->name);
@@ -312,21 +313,21 @@ Test(harden_profile, builtin_keys_come_from_their_protections_tables)
 		}
 		for (unsigned k = 0; k < bi->nkeys; k++) {
 			const struct hdp_protection_key *key = &bi->keys[k];
-			unsigned nvalues = key->type == HDP_PKEY_BOOL ? 2 :
-					   key->type == HDP_PKEY_CHOICE ? 0 : 3;
+			unsigned nvalues = key->type == HDP_VALUE_BOOL ? 2 :
+					   key->type == HDP_VALUE_CHOICE ? 0 : 3;
 			struct hdp_profile p;
 			const char *why;
 
-			if (key->type == HDP_PKEY_CHOICE)
+			if (key->type == HDP_VALUE_CHOICE)
 				while (key->choices[nvalues])
 					nvalues++;
 			snprintf(want, sizeof(want), "\n%s ", key->name);
 			cr_assert(strstr(listing, want + 1) == listing || strstr(listing, want),
 				  "--list-keys lacks %s", key->name);
 			for (unsigned v = 0; v < nvalues; v++) {
-				if (key->type == HDP_PKEY_BOOL)
+				if (key->type == HDP_VALUE_BOOL)
 					snprintf(value, sizeof(value), "%s", v ? "on" : "off");
-				else if (key->type == HDP_PKEY_CHOICE)
+				else if (key->type == HDP_VALUE_CHOICE)
 					snprintf(value, sizeof(value), "%s", key->choices[v]);
 				else
 					snprintf(value, sizeof(value), "%u",
@@ -342,7 +343,8 @@ Test(harden_profile, builtin_keys_come_from_their_protections_tables)
 			nkeys++;
 		}
 	}
-	cr_assert_eq(nkeys, 9);
+	cr_assert_eq(nkeys, HDP_CK__COUNT);
+	cr_assert_eq(claimed, (1u << HDP_V__COUNT) - 1, "every core kind has a part");
 }
 
 /* Where a choice begins with off, the booleans name its first two values. */

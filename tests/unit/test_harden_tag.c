@@ -203,7 +203,7 @@ Test(harden_tag, sampling_tags_the_first_then_one_in_n)
 		cr_assert_eq(hdp_tag_of(objs[i]) != 0, i % 4 == 0, "allocation %d", i);
 	}
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.objs_tagged, 16);
+	cr_assert_eq(st.harden.counters[HDP_C_OBJS_TAGGED], 16);
 	hdp_pool_free_burst(pool, objs, 64);
 }
 

@@ -80,7 +80,7 @@ Test(harden_zero, freed_memory_reads_back_as_zero)
 	hdp_pool_free(pool, obj);
 	cr_assert_eq(nonzero_bytes(obj, 512), 0);
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.bytes_wiped, 512);
+	cr_assert_eq(st.harden.counters[HDP_C_BYTES_WIPED], 512);
 	hdp_pool_destroy(pool);
 }
 
@@ -95,7 +95,7 @@ Test(harden_zero, allocation_does_not_wipe_what_free_already_wiped)
 	obj = must_alloc(pool);		/* already zero: no second wipe */
 	hdp_pool_free(pool, obj);
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.bytes_wiped, 3 * 512);
+	cr_assert_eq(st.harden.counters[HDP_C_BYTES_WIPED], 3 * 512);
 	hdp_pool_destroy(pool);
 }
 
@@ -118,7 +118,7 @@ Test(harden_zero, used_wipes_only_the_extent_written)
 	cr_assert_eq(obj[1000], 0x22, "bytes past the extent are not touched");
 	cr_assert_eq(obj[100], 0x33, "bytes before the extent are not touched");
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.bytes_wiped, 2048 + 100);
+	cr_assert_eq(st.harden.counters[HDP_C_BYTES_WIPED], 2048 + 100);
 	hdp_pool_destroy(pool);
 }
 
@@ -219,7 +219,7 @@ Test(harden_zero, an_excluded_pool_is_not_wiped)
 	hdp_pool_free(pool, obj);
 	cr_assert_eq(obj[0], 0x33);
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.bytes_wiped, 0);
+	cr_assert_eq(st.harden.counters[HDP_C_BYTES_WIPED], 0);
 	cr_assert_str_eq(st.harden.exclude, "init_exclude 'cache-*'");
 	hdp_pool_destroy(pool);
 }
@@ -236,7 +236,7 @@ static uint64_t wiped_by_alloc(const char *spec)
 	hdp_pool_stats_get(pool, &st);
 	hdp_pool_free(pool, obj);
 	hdp_pool_destroy(pool);
-	return st.harden.bytes_wiped;
+	return st.harden.counters[HDP_C_BYTES_WIPED];
 }
 
 Test(harden_zero, none_removes_the_builtin_exclusions)

@@ -32,20 +32,22 @@ static int cmp_ptr(const void *a, const void *b)
 /* Every object distinct, aligned, inside the objects area, fully writable. */
 static void check_objects(struct hdp_pool *pool, void **objs, unsigned n)
 {
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
+	const struct hdp_layout *slots;
 	void **sorted = malloc(sizeof(void *) * n);
 
-	hdp_pool_layout(pool, &lay);
+	hdp_pool_region(pool, &lay);
+	slots = hdp_pool_slots(pool);
 	memcpy(sorted, objs, sizeof(void *) * n);
 	qsort(sorted, n, sizeof(void *), cmp_ptr);
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t off = (uintptr_t)sorted[i] - (uintptr_t)lay.base;
 
-		cr_assert_lt(off, (uintptr_t)lay.obj_stride * lay.obj_count);
-		cr_assert_eq(off % lay.obj_stride, 0);
+		cr_assert_lt(off, (uintptr_t)slots->stride * slots->slots);
+		cr_assert_eq(off % slots->stride, 0);
 		if (i)
 			cr_assert_neq(sorted[i], sorted[i - 1], "object handed out twice");
-		memset(sorted[i], 0x5a, lay.obj_size);
+		memset(sorted[i], 0x5a, slots->obj_size);
 	}
 	free(sorted);
 }
@@ -53,15 +55,17 @@ static void check_objects(struct hdp_pool *pool, void **objs, unsigned n)
 Test(pool_alloc, layout_follows_size_and_alignment)
 {
 	struct hdp_pool *pool = make("frames", 2048, 2048, 1000, 0);
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
+	const struct hdp_layout *slots;
 
-	hdp_pool_layout(pool, &lay);
-	cr_assert_eq(lay.obj_size, 2048);
-	cr_assert_eq(lay.obj_stride, 2048);
-	cr_assert_eq(lay.obj_count, 1000);
+	hdp_pool_region(pool, &lay);
+	slots = hdp_pool_slots(pool);
+	cr_assert_eq(slots->obj_size, 2048);
+	cr_assert_eq(slots->stride, 2048);
+	cr_assert_eq(slots->slots, 1000);
 	cr_assert_eq((uintptr_t)lay.base % lay.page_size, 0);
-	cr_assert_eq(lay.region_len % lay.page_size, 0);
-	cr_assert_geq(lay.region_len, 2048 * 1000);
+	cr_assert_eq(lay.len % lay.page_size, 0);
+	cr_assert_geq(lay.len, 2048 * 1000);
 	cr_assert_str_eq(hdp_pool_name(pool), "frames");
 	hdp_pool_destroy(pool);
 }
@@ -69,14 +73,17 @@ Test(pool_alloc, layout_follows_size_and_alignment)
 Test(pool_alloc, odd_sizes_round_up_to_the_alignment)
 {
 	struct hdp_pool *pool = make("odd", 100, 8, 10, 0);
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
+	const struct hdp_layout *slots;
 
-	hdp_pool_layout(pool, &lay);
-	cr_assert_eq(lay.obj_stride, 104);
+	hdp_pool_region(pool, &lay);
+	slots = hdp_pool_slots(pool);
+	cr_assert_eq(slots->stride, 104);
 	hdp_pool_destroy(pool);
 	pool = make("odd2", 100, 0, 10, 0);
-	hdp_pool_layout(pool, &lay);
-	cr_assert_eq(lay.obj_stride, 128, "default alignment is a cache line");
+	hdp_pool_region(pool, &lay);
+	slots = hdp_pool_slots(pool);
+	cr_assert_eq(slots->stride, 128, "default alignment is a cache line");
 	hdp_pool_destroy(pool);
 }
 
@@ -197,59 +204,6 @@ Test(pool_alloc, bursts_larger_than_the_cache_bypass_it)
 	cr_assert_eq(st.in_use, 0);
 	cr_assert_leq(st.free_cached, 16);
 	cr_assert_eq(st.free_shared + st.free_cached, 1000);
-	hdp_pool_destroy(pool);
-}
-
-struct hook_count {
-	unsigned alloc_calls, alloc_objs, free_calls, free_objs;
-	struct hdp_pool *pool;
-};
-
-static void count_alloc(void *ctx, struct hdp_pool *pool, void *const *objs,
-			unsigned n)
-{
-	struct hook_count *h = ctx;
-
-	cr_assert_eq(pool, h->pool);
-	for (unsigned i = 0; i < n; i++)
-		cr_assert_not_null(objs[i]);
-	h->alloc_calls++;
-	h->alloc_objs += n;
-}
-
-static void count_free(void *ctx, struct hdp_pool *pool, void *const *objs,
-		       unsigned n)
-{
-	struct hook_count *h = ctx;
-
-	(void)objs;
-	cr_assert_eq(pool, h->pool);
-	h->free_calls++;
-	h->free_objs += n;
-}
-
-Test(pool_alloc, hooks_see_every_object_until_detached)
-{
-	struct hdp_pool *pool = make("hooked", 64, 0, 100, 0);
-	struct hook_count count = { .pool = pool };
-	struct hdp_pool_hooks hooks = {
-		.on_alloc = count_alloc, .on_free = count_free, .ctx = &count,
-	};
-	void *objs[40];
-
-	hdp_pool_set_hooks(pool, &hooks);
-	cr_assert_eq(hdp_pool_alloc_burst(pool, objs, 30), 30);
-	cr_assert_eq(hdp_pool_alloc_burst(pool, objs + 30, 10), 10);
-	hdp_pool_free_burst(pool, objs, 40);
-	cr_assert_eq(count.alloc_calls, 2);
-	cr_assert_eq(count.alloc_objs, 40);
-	cr_assert_eq(count.free_calls, 1);
-	cr_assert_eq(count.free_objs, 40);
-	hdp_pool_set_hooks(pool, NULL);
-	cr_assert_eq(hdp_pool_alloc_burst(pool, objs, 5), 5);
-	hdp_pool_free_burst(pool, objs, 5);
-	cr_assert_eq(count.alloc_objs, 40);
-	cr_assert_eq(count.free_objs, 40);
 	hdp_pool_destroy(pool);
 }
 

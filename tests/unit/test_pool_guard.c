@@ -38,7 +38,7 @@ static int touch_in_child(enum hdp_mem_kind mem, long off, char *out, size_t len
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
 		struct hdp_pool *pool;
-		struct hdp_pool_layout lay;
+		struct hdp_pool_region lay;
 
 		dup2(fds[1], STDERR_FILENO);
 		close(fds[0]);
@@ -48,7 +48,8 @@ static int touch_in_child(enum hdp_mem_kind mem, long off, char *out, size_t len
 		});
 		if (!pool)
 			_exit(3);
-		hdp_pool_layout(pool, &lay);
+		hdp_pool_region(pool, &lay);
+
 		if (off == LONG_MIN) {
 			/* A fault nowhere near a pool: a page of our own, inaccessible. */
 			char *far = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -97,15 +98,16 @@ static long region_len(enum hdp_mem_kind mem)
 	struct hdp_pool *pool = hdp_pool_create(&(struct hdp_pool_params){
 		.name = "measured", .obj_size = 2048, .obj_count = 64, .mem = mem,
 	});
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
 
 	cr_assert_not_null(pool);
-	hdp_pool_layout(pool, &lay);
+	hdp_pool_region(pool, &lay);
+
 	/* Its first and last bytes are the pool's own. */
 	((volatile char *)lay.base)[0] = 1;
-	((volatile char *)lay.base)[lay.region_len - 1] = 1;
+	((volatile char *)lay.base)[lay.len - 1] = 1;
 	hdp_pool_destroy(pool);
-	return (long)lay.region_len;
+	return (long)lay.len;
 }
 
 Test(pool_guard, plain_pages)
@@ -166,16 +168,18 @@ static struct hdp_pool *gapped(uint32_t count, uint32_t gap)
 Test(pool_guard, every_object_between_the_gaps_is_whole_and_usable, .init = capture_logs)
 {
 	struct hdp_pool *pool = gapped(10, 4);
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
+	const struct hdp_layout *slots;
 	struct hdp_pool_stats st;
 	void *objs[10], *gap;
 	bool seen[14] = { false };
 
 	cr_assert_not_null(pool, "%s", captured_logs());
-	hdp_pool_layout(pool, &lay);
-	cr_assert_eq(lay.obj_count, 14, "10 objects and two gaps of two slots");
-	cr_assert_eq(lay.guard_gap, 4);
-	cr_assert_eq(lay.gap_slots, 2);
+	hdp_pool_region(pool, &lay);
+	slots = hdp_pool_slots(pool);
+	cr_assert_eq(slots->slots, 14, "10 objects and two gaps of two slots");
+	cr_assert_eq(slots->gap_objs, 4);
+	cr_assert_eq((slots->gap_period - slots->gap_objs), 2);
 	cr_assert_eq(hdp_pool_alloc_bulk(pool, objs, 10), 0);
 	cr_assert_null(hdp_pool_alloc(pool), "ten objects, not fourteen");
 	for (int i = 0; i < 10; i++) {
@@ -248,12 +252,14 @@ Test(pool_guard, layouts_without_whole_page_gaps_are_refused, .init = capture_lo
 	p.guard_gap = 3;
 	{
 		struct hdp_pool *pool = hdp_pool_create(&p);
-		struct hdp_pool_layout lay;
+		struct hdp_pool_region lay;
+	const struct hdp_layout *slots;
 
 		cr_assert_not_null(pool, "%s", captured_logs());
-		hdp_pool_layout(pool, &lay);
-		cr_assert_eq(lay.gap_slots, 1);
-		cr_assert_eq(lay.obj_count, 64 + 63 / 3);
+		hdp_pool_region(pool, &lay);
+		slots = hdp_pool_slots(pool);
+		cr_assert_eq((slots->gap_period - slots->gap_objs), 1);
+		cr_assert_eq(slots->slots, 64 + 63 / 3);
 		hdp_pool_destroy(pool);
 	}
 }

@@ -39,22 +39,24 @@ static void need_hugepages(long pages)
 /* Write every object, then check what the kernel says backs the region. */
 static void expect_backing(struct hdp_pool *pool, long page_kib, bool fallback)
 {
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
+	const struct hdp_layout *slots;
 	struct hdp_pool_stats st;
 
 	cr_assert_not_null(pool, "%s\n%s", strerror(errno), captured_logs());
-	hdp_pool_layout(pool, &lay);
+	hdp_pool_region(pool, &lay);
+	slots = hdp_pool_slots(pool);
 	/* Every object of small pools; the two ends of big ones. */
-	for (uint32_t i = 0; i < lay.obj_count; i++)
-		if (lay.obj_count <= 4096 || i == 0 || i == lay.obj_count - 1)
-			memset(hdp_pool_obj_at(pool, i), 0x11, lay.obj_size);
+	for (uint32_t i = 0; i < slots->slots; i++)
+		if (slots->slots <= 4096 || i == 0 || i == slots->slots - 1)
+			memset(hdp_pool_obj_at(pool, i), 0x11, slots->obj_size);
 	cr_assert_eq(kernel_page_kib(lay.base), page_kib);
 	cr_assert_eq(lay.page_size, (size_t)page_kib << 10);
 	cr_assert_eq((uintptr_t)lay.base % lay.page_size, 0);
 	hdp_pool_stats_get(pool, &st);
 	cr_assert_eq(st.huge, page_kib == HUGE_KIB);
 	cr_assert_eq(st.fallback, fallback);
-	cr_assert_eq(st.pages, lay.region_len / lay.page_size);
+	cr_assert_eq(st.pages, lay.len / lay.page_size);
 }
 
 Test(pool_memory, anonymous_hugepages_back_the_region)

@@ -147,10 +147,10 @@ Test(pool_misuse, foreign_interior_and_past_end_frees_are_reported)
 	struct hdp_pool *pool = make("victim", HDP_POLICY_REPORT, 0);
 	struct hdp_pool *other = make("other", HDP_POLICY_REPORT, 0);
 	char *obj = hdp_pool_alloc(pool);
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
 	int on_stack;
 
-	hdp_pool_layout(pool, &lay);
+	hdp_pool_region(pool, &lay);
 	expect_refused(pool, &on_stack, HDP_V_FREE_FOREIGN,
 		       "violation: free_foreign");
 	expect_refused(pool, hdp_pool_obj_at(other, 3), HDP_V_FREE_FOREIGN,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * A protection written outside hardening/, against hdp's public headers
- * only, registered by this test binary's link: its keys parse and format,
+ * only, registered by this test before hdp uses its registry: its keys parse and format,
  * its hooks run once per burst, its counters and violation kind show in
  * the pool's stats, it can refuse frees and copies, it follows runtime
  * switches, and its state is freed with the pool.
@@ -26,7 +26,8 @@ static const char *const modes[] = { "count", "refuse", NULL };
 /* What the hooks saw, for the tests (single-threaded). */
 static struct {
 	unsigned alloc_bursts, free_bursts, last_n, attaches, detaches;
-	uint32_t last_generation, last_limit;
+	uint64_t last_epoch;
+	uint32_t last_limit;
 } seen;
 
 struct tally_state {
@@ -67,7 +68,7 @@ static void tally_on_alloc(const struct hdp_protection_burst *b, void **objs, un
 	cr_assert_eq(s->magic, 0x7a11);
 	seen.alloc_bursts++;
 	seen.last_n = n;
-	seen.last_generation = b->generation;
+	seen.last_epoch = b->epoch;
 	seen.last_limit = b->values[K_LIMIT];
 	hdp_protection_count(b, C_ALLOCS, n);
 }
@@ -105,10 +106,10 @@ static int tally_on_copy(const struct hdp_protection_burst *b, const void *p, si
 }
 
 static const struct hdp_protection_key tally_keys[] = {
-	[K_ON] = { "tally", HDP_PKEY_BOOL, .def = 0, .doc = "count" },
-	[K_MODE] = { "tally_mode", HDP_PKEY_CHOICE, .choices = modes, .def = 0,
+	[K_ON] = { "tally", HDP_VALUE_BOOL, .def = 0, .doc = "count" },
+	[K_MODE] = { "tally_mode", HDP_VALUE_CHOICE, .choices = modes, .def = 0,
 		     .doc = "count, or refuse marked objects" },
-	[K_LIMIT] = { "tally_limit", HDP_PKEY_UINT, .min = 1, .max = 1000, .def = 100,
+	[K_LIMIT] = { "tally_limit", HDP_VALUE_UINT, .min = 1, .max = 1000, .def = 100,
 		      .doc = "longest copy in" },
 };
 
@@ -131,16 +132,38 @@ static const struct hdp_protection tally = {
 	.attach = tally_attach, .detach = tally_detach,
 	.on_alloc = tally_on_alloc, .on_free = tally_on_free, .on_copy = tally_on_copy,
 };
-HDP_PROTECTION_REGISTER(tally);
 
-/* One that breaks the rules: its key is a built-in one. Never registered. */
-static const struct hdp_protection_key bad_keys[] = {
-	{ "tag", HDP_PKEY_BOOL, .def = 0, .doc = "clashes" },
+/*
+ * Descriptions that break the rules, each refused at registration with
+ * the reason, none of them read past what was checked.
+ */
+static const struct hdp_protection_key ok_key[] = {
+	{ "shaky", HDP_VALUE_BOOL, .def = 0, .doc = "" },
 };
-static const struct hdp_protection bad = {
-	.name = "clash", .keys = bad_keys, .nkeys = 1,
+static const struct hdp_protection_key clash_key[] = {
+	{ "tag", HDP_VALUE_BOOL, .def = 0, .doc = "clashes with a core key" },
 };
-HDP_PROTECTION_REGISTER(bad);
+static const char *const ambiguous[] = { "a,b=c", "d", NULL };
+static const struct hdp_protection_key ambiguous_key[] = {
+	{ "shaky", HDP_VALUE_CHOICE, .choices = ambiguous, .def = 0, .doc = "" },
+};
+static const struct hdp_protection_name one_counter[] = { { "ok", "" } };
+
+static const struct {
+	struct hdp_protection p;
+	const char *why;
+} bad[] = {
+	{ { .name = NULL, .keys = ok_key, .nkeys = 1 }, "its name is not" },
+	{ { .name = "clash", .keys = clash_key, .nkeys = 1 }, "one of its keys is another's" },
+	{ { .name = "nulls", .keys = ok_key, .nkeys = 1, .counters = NULL, .ncounters = 1 },
+	  "counters given as NULL" },
+	{ { .name = "wraps", .keys = ok_key, .nkeys = 1, .counters = one_counter,
+	    .ncounters = 0xFFFFFFFFu }, "more than 16 counters" },
+	{ { .name = "ambiguous", .keys = ambiguous_key, .nkeys = 1 },
+	  "a choice that is not 1-31 of [a-z0-9_-]" },
+	{ { .name = "tally", .keys = ok_key, .nkeys = 1 }, "another protection has its name" },
+	{ { .name = "nokeys", .keys = NULL, .nkeys = 1 }, "it needs 1 to 8 keys" },
+};
 
 static unsigned tally_index(void)
 {
@@ -153,20 +176,49 @@ static unsigned tally_index(void)
 
 static void setup(void)
 {
+	static bool registered;
+
 	memset(&seen, 0, sizeof(seen));
 	capture_logs();
+	/* Each test runs in a process of its own, the registry unused so far. */
+	if (!registered)
+		cr_assert_eq(hdp_protection_register(&tally), 0, "%s", captured_logs());
+	registered = true;
 }
 
 TestSuite(protection_plugin, .init = setup);
 
-Test(protection_plugin, registers_by_linking_and_refuses_a_clash)
+Test(protection_plugin, registers_and_is_found_with_hdp_own)
 {
 	cr_assert_eq(hdp_protection_find("tally"), &tally);
 	cr_assert_not_null(hdp_protection_find("redzone"));
-	cr_assert_null(hdp_protection_find("clash"));
-	/* Logged once, when the registry was built (by this or an earlier call). */
 	cr_assert_geq(violation_kind("tally_marked"), HDP_V__COUNT);
 	(void)tally_index();
+}
+
+Test(protection_plugin, bad_descriptions_are_refused_with_the_reason)
+{
+	cr_assert_eq(hdp_protection_register(NULL), -EINVAL);
+	cr_assert(log_contains("its description is NULL"), "%s", captured_logs());
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		clear_logs();
+		cr_assert_eq(hdp_protection_register(&bad[i].p), -EINVAL, "case %zu", i);
+		cr_assert(log_contains("is not registered"), "case %zu: %s", i, captured_logs());
+		cr_assert(log_contains(bad[i].why), "case %zu: %s", i, captured_logs());
+	}
+	cr_assert_null(hdp_protection_find("clash"));
+	cr_assert_null(hdp_protection_find("ambiguous"));
+}
+
+Test(protection_plugin, registering_once_the_registry_is_in_use_is_refused)
+{
+	static const struct hdp_protection late = { .name = "late", .keys = ok_key, .nkeys = 1 };
+
+	(void)hdp_protection_count_registered();	/* in use from here on */
+	cr_assert_eq(hdp_protection_register(&late), -EBUSY);
+	cr_assert(log_contains("protection 'late' is not registered: too late"), "%s",
+		  captured_logs());
+	cr_assert_null(hdp_protection_find("late"));
 }
 
 Test(protection_plugin, keys_parse_format_and_refuse_with_the_reason)
@@ -202,7 +254,7 @@ Test(protection_plugin, hooks_run_once_per_burst_and_count)
 	cr_assert_eq(hdp_pool_alloc_bulk(pool, objs, 40), 0);
 	cr_assert_eq(seen.alloc_bursts, 1);
 	cr_assert_eq(seen.last_n, 40);
-	cr_assert_eq(seen.last_generation, 1);
+	cr_assert_gt(seen.last_epoch, 0);
 	cr_assert_eq(seen.last_limit, 100);
 	cr_assert_eq(hdp_pool_free_burst(pool, objs, 40), 40);
 	cr_assert_eq(seen.free_bursts, 1);
@@ -257,6 +309,7 @@ Test(protection_plugin, a_copy_hook_refuses_a_copy)
 Test(protection_plugin, runtime_switches_take_effect_between_bursts)
 {
 	struct hdp_pool *pool = hardened_pool("switched", 256, 16, 0, "tally=off");
+	uint64_t first;
 	void *obj;
 
 	cr_assert_not_null(pool);
@@ -267,19 +320,19 @@ Test(protection_plugin, runtime_switches_take_effect_between_bursts)
 	cr_assert_eq(hdp_pool_set(pool, "tally", "on"), 0);
 	obj = hdp_pool_alloc(pool);
 	cr_assert_eq(seen.alloc_bursts, 1);
-	cr_assert_eq(seen.last_generation, 1);
+	first = seen.last_epoch;
 	cr_assert_eq(hdp_pool_set(pool, "tally_limit", "7"), 0);
 	hdp_pool_free(pool, obj);
 	obj = hdp_pool_alloc(pool);
 	cr_assert_eq(seen.last_limit, 7);
-	cr_assert_eq(seen.last_generation, 1, "a value change is not a new generation");
+	cr_assert_eq(seen.last_epoch, first, "a value change is not a new epoch");
 
 	cr_assert_eq(hdp_pool_set(pool, "tally", "off"), 0);
 	hdp_pool_free(pool, obj);
 	cr_assert_eq(seen.free_bursts, 1);
 	cr_assert_eq(hdp_pool_set(pool, "tally", "on"), 0);
 	obj = hdp_pool_alloc(pool);
-	cr_assert_eq(seen.last_generation, 2, "turned on again: a new generation");
+	cr_assert_eq(seen.last_epoch, first + 1, "turned on again: a new epoch");
 	hdp_pool_free(pool, obj);
 
 	/* attach refuses: the profile stays as it was, the reason logged. */

@@ -115,7 +115,7 @@ Test(redzone, counts_what_it_checked)
 	struct hdp_pool *pool = pool_with("redzone=on,redzone_bytes=16");
 	struct hdp_pool_stats st;
 	const struct hdp_protection *rz = hdp_protection_find("redzone");
-	unsigned base = 0;
+	unsigned i_rz = 0;
 	uint64_t window = 0;
 	void *obj;
 
@@ -126,15 +126,15 @@ Test(redzone, counts_what_it_checked)
 	obj = hdp_pool_alloc(pool);
 	hdp_pool_free(pool, obj);
 	hdp_pool_stats_get(pool, &st);
-	for (unsigned i = 0; hdp_protection_get(i) != rz; i++)
-		base += hdp_protection_get(i)->ncounters;
-	cr_assert_eq(st.harden.prot_counters[base + 0], COUNT, "checks");
+	while (hdp_protection_get(i_rz) != rz)
+		i_rz++;
+	cr_assert_eq(hdp_protection_counter(&st.harden, i_rz, 0), COUNT, "checks");
 	/* The window ends with the object: a frame's data may end 2 bytes before. */
 	for (unsigned i = 0; i < COUNT; i++)
 		window += SIZE - frame_extent(i, 1).end < 16 ? SIZE - frame_extent(i, 1).end : 16;
 	cr_assert_lt(window, COUNT * 16, "the test covers a short window");
-	cr_assert_eq(st.harden.prot_counters[base + 1], window, "bytes");
-	cr_assert_eq(st.harden.prot_counters[base + 2], COUNT + 1, "unchecked");
+	cr_assert_eq(hdp_protection_counter(&st.harden, i_rz, 1), window, "bytes");
+	cr_assert_eq(hdp_protection_counter(&st.harden, i_rz, 2), COUNT + 1, "unchecked");
 	hdp_pool_destroy(pool);
 }
 

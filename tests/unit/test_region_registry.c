@@ -27,12 +27,10 @@ static void teardown(void)
 
 TestSuite(region_registry, .init = setup, .fini = teardown);
 
-static int reg(const char *name, const void *base, size_t len, size_t stride,
-	       uint32_t count)
+static int reg(const char *name, const void *base, size_t len)
 {
 	return hdp_region_register(&(struct hdp_region_desc){
-		.name = name, .base = base, .len = len, .obj_stride = stride,
-		.obj_count = count,
+		.name = name, .base = base, .len = len,
 	});
 }
 
@@ -40,15 +38,13 @@ Test(region_registry, lookup_at_the_edges_of_a_region)
 {
 	char *base = arena + 4096;
 	struct hdp_region info;
-	int id = reg("r1", base, 8192, 2048, 4);
+	int id = reg("r1", base, 8192);
 
 	cr_assert_geq(id, 0);
 	cr_assert_eq(hdp_region_find(base, &info), 0);
 	cr_assert_str_eq(info.name, "r1");
 	cr_assert_eq(info.base, (uintptr_t)base);
 	cr_assert_eq(info.len, 8192);
-	cr_assert_eq(info.obj_stride, 2048);
-	cr_assert_eq(info.obj_count, 4);
 	cr_assert_eq(info.id, id);
 	cr_assert_eq(hdp_region_find(base + 8191, NULL), 0);
 	cr_assert_eq(hdp_region_find(base - 1, NULL), -ENOENT);
@@ -61,8 +57,8 @@ Test(region_registry, adjacent_regions_each_own_their_bytes)
 {
 	struct hdp_region info;
 
-	cr_assert_geq(reg("left", arena, 4096, 0, 0), 0);
-	cr_assert_geq(reg("right", arena + 4096, 4096, 0, 0), 0);
+	cr_assert_geq(reg("left", arena, 4096), 0);
+	cr_assert_geq(reg("right", arena + 4096, 4096), 0);
 	cr_assert_eq(hdp_region_find(arena + 4095, &info), 0);
 	cr_assert_str_eq(info.name, "left");
 	cr_assert_eq(hdp_region_find(arena + 4096, &info), 0);
@@ -74,39 +70,38 @@ Test(region_registry, overlaps_are_refused)
 {
 	char *b = arena + (1 << 20);
 
-	cr_assert_geq(reg("mid", b, 8192, 0, 0), 0);
-	cr_assert_eq(reg("x", b - 4096, 8192, 0, 0), -EEXIST);
-	cr_assert_eq(reg("x", b + 4096, 8192, 0, 0), -EEXIST);
-	cr_assert_eq(reg("x", b + 1, 1, 0, 0), -EEXIST);
-	cr_assert_eq(reg("x", b - 4096, 16384, 0, 0), -EEXIST);
-	cr_assert_eq(reg("x", b, 8192, 0, 0), -EEXIST);
-	cr_assert_geq(reg("below", b - 4096, 4096, 0, 0), 0);
-	cr_assert_geq(reg("above", b + 8192, 4096, 0, 0), 0);
+	cr_assert_geq(reg("mid", b, 8192), 0);
+	cr_assert_eq(reg("x", b - 4096, 8192), -EEXIST);
+	cr_assert_eq(reg("x", b + 4096, 8192), -EEXIST);
+	cr_assert_eq(reg("x", b + 1, 1), -EEXIST);
+	cr_assert_eq(reg("x", b - 4096, 16384), -EEXIST);
+	cr_assert_eq(reg("x", b, 8192), -EEXIST);
+	cr_assert_geq(reg("below", b - 4096, 4096), 0);
+	cr_assert_geq(reg("above", b + 8192, 4096), 0);
 	cr_assert_eq(hdp_region_count(), 3);
 }
 
 Test(region_registry, bad_arguments_are_refused)
 {
-	cr_assert_eq(reg("z", arena, 0, 0, 0), -EINVAL);
-	cr_assert_eq(reg("z", NULL, 4096, 0, 0), -EINVAL);
-	cr_assert_eq(reg("wrap", (void *)(UINTPTR_MAX - 100), 4096,
-					 0, 0), -EINVAL);
-	cr_assert_eq(reg("", arena, 4096, 0, 0), -EINVAL);
-	cr_assert_eq(reg(NULL, arena, 4096, 0, 0), -EINVAL);
-	cr_assert_eq(reg("a-name-that-is-far-too-long-for-hdp", arena, 4096, 0, 0), -EINVAL);
+	cr_assert_eq(reg("z", arena, 0), -EINVAL);
+	cr_assert_eq(reg("z", NULL, 4096), -EINVAL);
+	cr_assert_eq(reg("wrap", (void *)(UINTPTR_MAX - 100), 4096), -EINVAL);
+	cr_assert_eq(reg("", arena, 4096), -EINVAL);
+	cr_assert_eq(reg(NULL, arena, 4096), -EINVAL);
+	cr_assert_eq(reg("a-name-that-is-far-too-long-for-hdp", arena, 4096), -EINVAL);
 	cr_assert_eq(hdp_region_count(), 0);
 }
 
 Test(region_registry, unregister_forgets_the_region)
 {
-	int id = reg("gone", arena, 4096, 0, 0);
+	int id = reg("gone", arena, 4096);
 
 	cr_assert_geq(id, 0);
 	cr_assert_eq(hdp_region_unregister(id), 0);
 	cr_assert_eq(hdp_region_find(arena, NULL), -ENOENT);
 	cr_assert_eq(hdp_region_unregister(id), -ENOENT);
 	/* The range is free again. */
-	cr_assert_geq(reg("again", arena, 4096, 0, 0), 0);
+	cr_assert_geq(reg("again", arena, 4096), 0);
 }
 
 /* Many regions with gaps: every lookup agrees with a linear scan. */
@@ -122,7 +117,7 @@ Test(region_registry, many_regions_agree_with_a_linear_scan)
 		unsigned i = (k * 617) % N;
 
 		snprintf(name, sizeof(name), "r%u", i);
-		ids[i] = reg(name, arena + (size_t)i * 65536, 16384, 0, 0);
+		ids[i] = reg(name, arena + (size_t)i * 65536, 16384);
 		cr_assert_geq(ids[i], 0, "region %u", i);
 	}
 	cr_assert_eq(hdp_region_count(), N);
@@ -146,7 +141,7 @@ Test(region_registry, many_regions_agree_with_a_linear_scan)
 
 Test(region_registry, pools_register_and_unregister_their_regions)
 {
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
 	struct hdp_region info;
 	struct hdp_pool *pool = hdp_pool_create(&(struct hdp_pool_params){
 		.name = "registered", .obj_size = 100, .obj_count = 10,
@@ -154,12 +149,13 @@ Test(region_registry, pools_register_and_unregister_their_regions)
 	});
 
 	cr_assert_not_null(pool);
-	hdp_pool_layout(pool, &lay);
-	cr_assert_eq(hdp_region_find((char *)lay.base + lay.region_len - 1, &info), 0);
+	hdp_pool_region(pool, &lay);
+	cr_assert_eq(hdp_region_find((char *)lay.base + lay.len - 1, &info), 0);
 	cr_assert_str_eq(info.name, "registered");
-	cr_assert_eq(info.obj_stride, 128);
-	cr_assert_eq(info.obj_count, 10);
-	cr_assert_eq(info.id, lay.region_id);
+	cr_assert_eq(info.owner, hdp_pool_harden(pool));
+	cr_assert_eq(hdp_pool_slots(pool)->stride, 128);
+	cr_assert_eq(hdp_pool_slots(pool)->slots, 10);
+	cr_assert_eq(info.id, lay.id);
 	hdp_pool_destroy(pool);
 	cr_assert_eq(hdp_region_find(lay.base, NULL), -ENOENT);
 }

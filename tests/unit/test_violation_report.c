@@ -3,6 +3,7 @@
 #include <criterion/redirect.h>
 
 #include <hdp/log.h>
+#include <hdp/profile.h>
 #include <hdp/violation.h>
 
 #include <errno.h>
@@ -69,14 +70,17 @@ Test(violation_report, the_hand_built_line_formats_numbers_and_cuts_safely)
 
 Test(violation_report, names_and_policies_round_trip)
 {
-	enum hdp_policy p;
+	struct hdp_profile p;
+	const char *why;
 
+	hdp_profile_defaults(&p);
 	for (int i = HDP_POLICY_ABORT; i <= HDP_POLICY_REPORT; i++) {
-		cr_assert_eq(hdp_policy_parse(hdp_policy_name((enum hdp_policy)i), &p), 0);
-		cr_assert_eq(p, (enum hdp_policy)i);
+		cr_assert_eq(hdp_profile_set_key(&p, "on_violation",
+						 hdp_policy_name((enum hdp_policy)i), &why), 0);
+		cr_assert_eq(p.on_violation, (enum hdp_policy)i);
 	}
-	cr_assert_eq(hdp_policy_parse("panic", &p), -EINVAL);
-	cr_assert_eq(hdp_policy_parse(NULL, &p), -EINVAL);
+	cr_assert_eq(hdp_profile_set_key(&p, "on_violation", "panic", &why), -EINVAL);
+	cr_assert_str_eq(why, "expected abort, drop or report");
 	cr_assert_str_eq(hdp_violation_name(HDP_V_DOUBLE_FREE), "double_free");
 	cr_assert_str_eq(hdp_violation_name((enum hdp_violation_kind)hdp_violation_kinds()),
 			 "unknown");

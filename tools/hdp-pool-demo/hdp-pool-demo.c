@@ -199,23 +199,25 @@ static int print_pool(struct hdp_pool *pool, void *ctx)
 /* Show what the registry answers for a frame, its interior and a stranger. */
 static void show_lookups(struct hdp_pool *frames)
 {
-	struct hdp_pool_layout lay;
+	const struct hdp_layout *slots = hdp_pool_slots(frames);
 	struct hdp_region info;
 	int local;
 	const char *probes[3];
 	const char *what[3] = { "frame 5", "frame 5 + 100", "a stack variable" };
+	uint32_t idx;
+	size_t in_slot;
 
-	hdp_pool_layout(frames, &lay);
 	probes[0] = (char *)hdp_pool_obj_at(frames, 5);
 	probes[1] = probes[0] + 100;
 	probes[2] = (const char *)&local;
 	printf("region registry: %u regions\n", hdp_region_count());
 	for (int i = 0; i < 3; i++) {
-		if (hdp_region_find(probes[i], &info) == 0)
-			printf("  %-18s -> region '%s', object %zu, offset %zu in it\n",
-			       what[i], info.name,
-			       (size_t)((uintptr_t)probes[i] - info.base) / info.obj_stride,
-			       (size_t)((uintptr_t)probes[i] - info.base) % info.obj_stride);
+		if (hdp_region_find(probes[i], &info) == 0 &&
+		    hdp_layout_slot(slots, (uintptr_t)probes[i], &idx, &in_slot))
+			printf("  %-18s -> region '%s', object %u, offset %zu in it\n",
+			       what[i], info.name, idx, in_slot);
+		else if (hdp_region_find(probes[i], &info) == 0)
+			printf("  %-18s -> region '%s'\n", what[i], info.name);
 		else
 			printf("  %-18s -> in no registered region\n", what[i]);
 	}

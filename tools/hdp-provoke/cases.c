@@ -56,21 +56,23 @@ static enum verdict copy_from_overrun(struct provoke_env *env)
 static enum verdict copy_span_objects(struct provoke_env *env)
 {
 	struct hdp_pool *p = frames(env);
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
+	const struct hdp_layout *slots;
 
-	hdp_pool_layout(p, &lay);
-	hdp_pool_copy_in(p, (char *)lay.base + lay.obj_stride - 8, scratch, 16);
+	hdp_pool_region(p, &lay);
+	slots = hdp_pool_slots(p);
+	hdp_pool_copy_in(p, (char *)lay.base + slots->stride - 8, scratch, 16);
 	return seen(p, HDP_V_BOUNDS_OBJECT_END);
 }
 
 static enum verdict copy_past_region(struct provoke_env *env)
 {
 	struct hdp_pool *p = frames(env);
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
 
-	hdp_pool_layout(p, &lay);
+	hdp_pool_region(p, &lay);
 	/* The last bytes of the mapping, and 4 beyond: would fault unchecked. */
-	hdp_pool_copy_out(p, scratch, (char *)lay.base + lay.region_len - 4, 8);
+	hdp_pool_copy_out(p, scratch, (char *)lay.base + lay.len - 4, 8);
 	return seen(p, HDP_V_BOUNDS_REGION_END);
 }
 
@@ -257,9 +259,9 @@ static enum verdict init_excluded_not_wiped(struct provoke_env *env)
 static enum verdict init_exclude_none(struct provoke_env *env)
 {
 	struct hdp_pool *p = provoke_pool(env, "umem", 2048, 1);
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
 
-	hdp_pool_layout(p, &lay);
+	hdp_pool_region(p, &lay);
 	memset(lay.base, 0x66, 2048);	/* stale bytes in a free frame */
 	return dirty_bytes(hdp_pool_alloc(p), 2048) ? MISSED : CAUGHT;
 }
@@ -400,21 +402,21 @@ static enum verdict tag_sampling_first_then_1_in_n(struct provoke_env *env)
 static enum verdict guard_write_past_region(struct provoke_env *env)
 {
 	struct hdp_pool *p = frames(env);
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
 
-	hdp_pool_layout(p, &lay);
+	hdp_pool_region(p, &lay);
 	/* A store of its own, no checked copy: only the guard can see it. */
-	((volatile char *)lay.base)[lay.region_len] = 1;
+	((volatile char *)lay.base)[lay.len] = 1;
 	return MISSED;
 }
 
 static enum verdict guard_read_before_region(struct provoke_env *env)
 {
 	struct hdp_pool *p = frames(env);
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
 	volatile char c;
 
-	hdp_pool_layout(p, &lay);
+	hdp_pool_region(p, &lay);
 	c = ((volatile char *)lay.base)[-1];
 	(void)c;
 	return MISSED;
@@ -427,10 +429,12 @@ static enum verdict guard_read_before_region(struct provoke_env *env)
 static enum verdict guard_gap_overrun(struct provoke_env *env)
 {
 	struct hdp_pool *p = provoke_pool_gapped(env, "gapped", 2048, 8, 2);
-	struct hdp_pool_layout lay;
+	struct hdp_pool_region lay;
+	const struct hdp_layout *slots;
 
-	hdp_pool_layout(p, &lay);
-	((volatile char *)lay.base)[lay.guard_gap * lay.obj_stride] = 1;
+	hdp_pool_region(p, &lay);
+	slots = hdp_pool_slots(p);
+	((volatile char *)lay.base)[slots->gap_objs * slots->stride] = 1;
 	return MISSED;
 }
 

@@ -68,7 +68,11 @@ bool provoke_case_at(unsigned i, struct provoke_case *out)
 		*out = provoke_cases[i];
 		return true;
 	}
-	return provoke_protection_case(i - provoke_ncases, out);
+	if (i - provoke_ncases < provoke_nprotection_cases) {
+		*out = provoke_protection_cases[i - provoke_ncases];
+		return true;
+	}
+	return false;
 }
 
 static const struct provoke_case *find_case(const char *name)

@@ -29,14 +29,11 @@ struct provoke_case {
 extern const struct provoke_case provoke_cases[];
 extern const unsigned provoke_ncases;
 
-/*
- * The @i-th case of the registered protections (protection_cases.c),
- * after the catalogue's own; false past the last. The entry it fills runs
- * that case.
- */
-bool provoke_protection_case(unsigned i, struct provoke_case *out);
+/* The cases of hdp's registered protections (protection_cases.c). */
+extern const struct provoke_case provoke_protection_cases[];
+extern const unsigned provoke_nprotection_cases;
 
-/* Case @i of the whole catalogue: the built-in ones, then the protections'. */
+/* Case @i of the whole catalogue: the core's, then the protections'. */
 bool provoke_case_at(unsigned i, struct provoke_case *out);
 
 /* Make a plain-page pool configured from env (exits 2 on failure). */

@@ -1,30 +1,36 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The hardening state of one pool and the burst hooks the pool calls.
+ * The hardening state of one pool and the burst calls the pool makes.
  *
  * A pool's effective settings (its profile, minus exclusions, minus what
  * the pool's objects allow) are computed once, when a profile is applied,
- * and packed into one 64-bit word. Every burst loads the word once: a
- * runtime change takes effect between bursts and never in the middle of
- * one. With no protection on, the pool's fast path tests the word's low
- * byte and goes on.
+ * and packed into one 64-bit word. Every burst reads the word once, with
+ * the epoch it belongs to (hdp_harden_pool_view): a runtime change takes
+ * effect between bursts and never in the middle of one. With no
+ * protection on, the pool's fast path tests the word's low bits and goes
+ * on.
  *
- * Per object, hdp keeps a state word (the memory tag and the previous one;
+ * Per object, hdp keeps a record (the memory tag and the previous one;
  * whether it is allocated, wiped, tagged, handed out clean; the epoch in
- * which that was recorded) and the extent the last free wiped. The rule
- * that keeps every check honest, whatever is switched at run time:
+ * which that was recorded) and the extent the last free wiped; registered
+ * protections keep theirs. The rule that keeps every check honest,
+ * whatever is switched at run time:
  *
  *   A record is trusted only if it was made in the current epoch, and a
- *   new epoch starts whenever recording resumes (the hooks go from off to
- *   on): while they were off, objects changed hands unrecorded. Records
- *   state only what was done: "wiped" means the whole object was zero
- *   after that free, which a partial (init_on_free=used) wipe can only
- *   claim for an object that was zero when it was handed out ("clean");
- *   an object that was not gets the whole wipe once.
+ *   new epoch starts whenever something that keeps records is turned on
+ *   (the core's records, after they were all off, or a registered
+ *   protection): while it was off, objects changed hands unrecorded.
+ *   Records state only what was done: "wiped" means the whole object was
+ *   zero after that free, which a partial (init_on_free=used) wipe can
+ *   only claim for an object that was zero when it was handed out
+ *   ("clean"); an object that was not gets the whole wipe once.
  *
- * So turning wiping on or narrowing it, turning init_check or tags on, or
- * any other change never makes an earlier record lie. Epochs are 48 bits
- * and never reused: at the last one, turning the hooks on is refused
+ * For that, a burst labels its records with the epoch of the very word it
+ * acts on (never a later one: a burst still acting on an old word must not
+ * write into an epoch whose word it has not seen), and reads the word
+ * after it holds its objects: an allocation's word is then at least as
+ * new as the word of the free that let the object go. Epochs are 48 bits
+ * and never reused: at the last one, turning a protection on is refused
  * (2^48 re-enables: centuries at the control socket's pace).
  *
  * Soft tags live in the top byte of the pointer (bits 56..59, where arm64
@@ -43,67 +49,85 @@
 #include <stdint.h>
 
 #include <hdp/compiler.h>
+#include <hdp/counter.h>
+#include <hdp/layout.h>
 #include <hdp/profile.h>
 #include <hdp/violation.h>
 
 /*
- * Effective flags. The hook flags sit in the word's low byte, so the fast
- * path with no protection on tests one byte.
+ * The effective flags, one line each: X(FLAG, name). A profile's keys
+ * turn them on (core.c); the allocation and free steps test them.
  */
-enum hdp_hflag {
-	HDP_HF_BOUNDS		= 1u << 0,
-	HDP_HF_BOUNDS_TREE	= 1u << 1,	/* with BOUNDS: the tree lookup */
-	HDP_HF_INIT_ALLOC	= 1u << 2,
-	HDP_HF_INIT_FREE	= 1u << 3,
-	HDP_HF_INIT_USED	= 1u << 4,	/* with INIT_FREE: wipe the extent written */
-	HDP_HF_INIT_CHECK	= 1u << 5,
-	HDP_HF_TAG		= 1u << 6,
-	HDP_HF_TAG_MTE		= 1u << 7,	/* with TAG: the MTE backend */
-	HDP_HF_TAG_ALWAYS	= 1u << 8,	/* objects below tag_sample_min */
-	HDP_HF_PROTECTIONS	= 1u << 9,	/* a registered protection is on */
+#define HDP_HFLAGS(X)                                                             \
+	X(BOUNDS, bounds)                                                          \
+	X(BOUNDS_TREE, bounds_tree)	/* with BOUNDS: the tree lookup */          \
+	X(INIT_ALLOC, init_alloc)                                                  \
+	X(INIT_FREE, init_free)                                                    \
+	X(INIT_USED, init_used)		/* with INIT_FREE: wipe the extent written */ \
+	X(INIT_CHECK, init_check)                                                  \
+	X(TAG, tag)                                                                \
+	X(TAG_MTE, tag_mte)		/* with TAG: the MTE backend */              \
+	X(TAG_ALWAYS, tag_always)	/* objects below tag_sample_min */          \
+	X(PROTECTIONS, protections)	/* a registered protection is on */
+
+enum hdp_hflag_bit {
+#define HDP_HF_BIT(FLAG, name) HDP_HFB_##FLAG,
+	HDP_HFLAGS(HDP_HF_BIT)
+#undef HDP_HF_BIT
+	HDP_HF__COUNT
 };
 
-/* Flags whose hooks keep per-object records (the epoch rule below). */
+enum hdp_hflag {
+#define HDP_HF_ENUM(FLAG, name) HDP_HF_##FLAG = 1u << HDP_HFB_##FLAG,
+	HDP_HFLAGS(HDP_HF_ENUM)
+#undef HDP_HF_ENUM
+};
+
+/* Flags whose steps keep the core's per-object records. */
 #define HDP_HF_RECORDS (HDP_HF_INIT_ALLOC | HDP_HF_INIT_FREE | HDP_HF_INIT_CHECK | \
 			HDP_HF_TAG)
-/* Flags that need the alloc/free hooks (bounds checks live in copies). */
+/* Flags that need the allocation and free steps (bounds checks live in copies). */
 #define HDP_HF_HOOKS (HDP_HF_RECORDS | HDP_HF_PROTECTIONS)
 
 /*
- * The packed word: flags, policy, tag sampling, sampled full check. What a
- * burst does comes from one load of it. The epoch is a word of its own,
- * stored before the word and loaded after it, so a burst sees the epoch
- * of its word or a later one (and a later one only labels its records
- * with an epoch in which they are true).
+ * The packed word: flags, policy, tag sampling, sampled whole check, and
+ * which registered protections run.
  */
-#define HDP_HW_FLAGS_BITS	10
-#define HDP_HW_POLICY_SHIFT	10	/* 2 bits */
-#define HDP_HW_SAMPLE_SHIFT	12	/* 16 bits: tag_sample */
-#define HDP_HW_CHECK_SHIFT	28	/* 16 bits: init_check_sample */
-#define HDP_HW_PROT_SHIFT	44	/* 20 bits: which registered protections run */
-#define HDP_PROTECTIONS_MAX	20
+#define HDP_WORD_POLICY_SHIFT	HDP_HF__COUNT		/* 2 bits */
+#define HDP_WORD_SAMPLE_SHIFT	(HDP_WORD_POLICY_SHIFT + 2)	/* 16 bits: tag_sample */
+#define HDP_WORD_CHECK_SHIFT	(HDP_WORD_SAMPLE_SHIFT + 16)	/* 16 bits: init_check_sample */
+#define HDP_WORD_PROT_SHIFT	(HDP_WORD_CHECK_SHIFT + 16)	/* the rest */
+#define HDP_PROTECTIONS_MAX	(64 - HDP_WORD_PROT_SHIFT)
 #define HDP_PCOUNTERS_MAX	32	/* counters of registered protections, in all */
 #define HDP_EPOCH_MAX		((UINT64_C(1) << 48) - 1)
+_Static_assert(HDP_PROTECTIONS_MAX >= 16, "room in the word for registered protections");
 
-static inline unsigned hdp_hw_flags(uint64_t w)
+/* What one burst acts on: a word and the epoch it belongs to. */
+struct hdp_harden_view {
+	uint64_t word;
+	uint64_t epoch;
+};
+
+static inline unsigned hdp_view_flags(struct hdp_harden_view v)
 {
-	return (unsigned)(w & ((1u << HDP_HW_FLAGS_BITS) - 1));
+	return (unsigned)(v.word & ((1u << HDP_HF__COUNT) - 1));
 }
-static inline enum hdp_policy hdp_hw_policy(uint64_t w)
+static inline enum hdp_policy hdp_view_policy(struct hdp_harden_view v)
 {
-	return (enum hdp_policy)((w >> HDP_HW_POLICY_SHIFT) & 3);
+	return (enum hdp_policy)((v.word >> HDP_WORD_POLICY_SHIFT) & 3);
 }
-static inline uint32_t hdp_hw_sample(uint64_t w)
+static inline uint32_t hdp_view_tag_sample(struct hdp_harden_view v)
 {
-	return (uint32_t)((w >> HDP_HW_SAMPLE_SHIFT) & 0xffff);
+	return (uint32_t)((v.word >> HDP_WORD_SAMPLE_SHIFT) & 0xffff);
 }
-static inline uint32_t hdp_hw_check_sample(uint64_t w)
+static inline uint32_t hdp_view_check_sample(struct hdp_harden_view v)
 {
-	return (uint32_t)((w >> HDP_HW_CHECK_SHIFT) & 0xffff);
+	return (uint32_t)((v.word >> HDP_WORD_CHECK_SHIFT) & 0xffff);
 }
-static inline uint32_t hdp_hw_protections(uint64_t w)
+/* Which registered protections run (bit i: the i-th). */
+static inline uint32_t hdp_view_protections(struct hdp_harden_view v)
 {
-	return (uint32_t)(w >> HDP_HW_PROT_SHIFT);
+	return (uint32_t)(v.word >> HDP_WORD_PROT_SHIFT);
 }
 
 #define HDP_TAG_SHIFT 56
@@ -133,14 +157,32 @@ static inline unsigned hdp_tag_of(const void *p)
 	return (unsigned)(((uintptr_t)p >> HDP_TAG_SHIFT) & 0xf);
 }
 
+/*
+ * The core's counters, one line each and grouped by protection:
+ * X(COUNTER, name, doc). Registered protections' follow them.
+ */
+#define HDP_POOL_COUNTERS(X)                                                      \
+	X(CHECKS, checks, "checks done: copies and descriptors checked, frees checked " \
+	  "against their record, allocations checked still zero")
+#define HDP_INIT_COUNTERS(X)                                                      \
+	X(BYTES_WIPED, bytes_wiped, "bytes zeroed by init_on_alloc and init_on_free")
+#define HDP_TAG_COUNTERS(X)                                                       \
+	X(OBJS_TAGGED, objs_tagged, "allocations given a fresh tag")
+#define HDP_CORE_COUNTERS(X) HDP_POOL_COUNTERS(X) HDP_INIT_COUNTERS(X) HDP_TAG_COUNTERS(X)
+
+enum hdp_counter {
+#define HDP_C_ENUM(COUNTER, name, doc) HDP_C_##COUNTER,
+	HDP_CORE_COUNTERS(HDP_C_ENUM)
+#undef HDP_C_ENUM
+	HDP_C__CORE		/* the first registered protection's */
+};
+#define HDP_COUNTERS_MAX (HDP_C__CORE + HDP_PCOUNTERS_MAX)
+
 /* Counters one thread writes (single writer, relaxed). */
 struct hdp_harden_counters {
-	_Atomic uint64_t bytes_wiped;
-	_Atomic uint64_t objs_tagged;
-	_Atomic uint64_t checks;
-	_Atomic uint64_t prot[HDP_PCOUNTERS_MAX];	/* registered protections' */
+	hdp_counter_t n[HDP_COUNTERS_MAX];	/* enum hdp_counter, then the registered */
 	/* Freed objects a protection took (a quarantine), and gave back. */
-	_Atomic uint64_t held_in, held_out;
+	hdp_counter_t held_in, held_out;
 };
 
 /* A thread's samplers for one pool: what a burst keeps in registers. */
@@ -169,36 +211,15 @@ struct hdp_extent {
 	uint32_t end;
 };
 
-/* Per-object state (harden_internal.h). */
+/* Per-object record (harden_internal.h). */
 struct hdp_obj_meta;
-
-/*
- * A run of object slots one stride apart. A pool is one chunk (AF_XDP's
- * UMEM, hdp's own pools) or several (a DPDK mempool, made of whatever
- * memory EAL had): objects are indexed across all of them.
- */
-struct hdp_harden_chunk {
-	uintptr_t base;			/* slot 0 of the chunk */
-	size_t len;			/* its slots times the stride */
-	uint32_t first;			/* the pool index of its slot 0 */
-};
 
 struct hdp_harden_pool_desc {
 	const char *name;
-	uintptr_t base;
-	size_t obj_size;
-	size_t obj_stride;
-	uint32_t obj_count;		/* slots over every chunk */
+	struct hdp_layout_desc layout;	/* its name is @name */
 	enum hdp_policy on_violation;	/* until a profile says otherwise */
 	/*
-	 * Several chunks, or NULL for one of obj_count slots at base. They
-	 * must not overlap; their slots must number 0..obj_count-1 between
-	 * them. Copied.
-	 */
-	const struct hdp_harden_chunk *chunks;
-	uint32_t chunk_count;
-	/*
-	 * The pool calls the reuse hooks (hdp_harden_hold(), _drain(),
+	 * The pool calls the reuse hooks (hdp_harden_pool_hold(), _drain(),
 	 * _pick()) on its free, flush and allocation paths (hdp's own pools):
 	 * protections that delay or shuffle reuse can run on it. DPDK's
 	 * mempools do not.
@@ -212,53 +233,28 @@ struct hdp_harden_pool_desc {
 	 * costs more than writing it.
 	 */
 	bool cold_objects;
-	/*
-	 * Guard gaps (hdp_pool_params.guard_gap): of every gap_period slots,
-	 * those from gap_objs on are inaccessible pages, no objects. What
-	 * changes the memory's protection (the MTE backend) leaves them so.
-	 * 0: none.
-	 */
-	uint32_t gap_period, gap_objs;
 };
 
-/* Per-pool state of the registered protections (protection_pool.c). */
-struct hdp_prot_slot;
+/* Per-pool state of the registered protections (protection_internal.h). */
+struct hdp_protection_slot;
 
-/* A profile as text (hdp_profile_format), with every protection's keys. */
-#define HDP_PROFILE_TEXT_MAX 512
+/* The registered protections' hooks, for the masks below. */
+#define HDP_HOOKS 6
 
 /* A pool's hardening state. Embedded in the pool; do not touch. */
 struct hdp_harden_pool {
+	/* What every burst reads, on one line. */
 	_Atomic uint64_t word;
-	uintptr_t base;
-	size_t obj_size;
-	size_t stride;
-	size_t objs_len;
-	uint32_t count;
-	uint32_t stride_shift;		/* log2(stride) or UINT32_MAX */
-	uint64_t stride_magic;		/* else ceil(2^64 / stride), or 0: divide */
-	/* Several chunks: sorted by address (base and objs_len: their span). */
-	struct hdp_harden_chunk *chunks;	/* NULL for one */
-	uint32_t chunk_count;
-	/*
-	 * Which chunk an address is in, in one step: for each granule of
-	 * 2^map_shift bytes of the span (no longer than the shortest chunk),
-	 * the last chunk starting at or before it. NULL: binary search
-	 * (a span too sparse for a table).
-	 */
-	uint32_t *chunk_map;
-	size_t map_len;
-	uint32_t map_shift;
-	bool cold_objects;
-	uint32_t gap_period, gap_objs;	/* as in hdp_harden_pool_desc */
-	bool reuse_hooks;
-	struct hdp_obj_meta *meta;
 	_Atomic uint64_t epoch;		/* 1..HDP_EPOCH_MAX; 0 before any */
+	struct hdp_layout layout;
+	struct hdp_obj_meta *meta;
+	struct hdp_protection_slot *prot;	/* one per registered protection */
+	uint32_t hook_mask[HDP_HOOKS];	/* registered protections with each hook */
+	bool cold_objects;
+	bool reuse_hooks;
+	bool mte;			/* its memory carries MTE tags (now or from before) */
+	bool tags_seen;			/* tags were on once: records and pointers may carry one */
 	const char *name;
-	const struct hdp_tag_ops *tag_ops;
-	struct hdp_prot_slot *prot;	/* one per registered protection */
-	uint32_t pick_mask;		/* those with a pick hook */
-	uint32_t free_mask;		/* those with an on_free hook */
 
 	_Atomic uint64_t violations[HDP_V_MAX] HDP_CACHE_ALIGNED;
 	struct hdp_harden_counters retired;	/* from exited threads */
@@ -266,56 +262,35 @@ struct hdp_harden_pool {
 	_Atomic int64_t changed_at;	/* CLOCK_REALTIME seconds */
 	/* What was applied: under apply_lock. */
 	pthread_mutex_t apply_lock;
+	bool applied;			/* a profile was applied */
 	struct hdp_profile current;
 	uint32_t excluded;
 	char profile_text[HDP_PROFILE_TEXT_MAX];
 	char exclude_text[128];
 };
 
-__extension__ typedef unsigned __int128 hdp_u128;
-
 /*
- * @off / stride without a division (tens of cycles) where the stride is
- * not a power of two, as a DPDK mbuf's 2176 bytes: a multiply by
- * ceil(2^64 / stride), exact while off * stride < 2^64, which
- * hdp_harden_pool_init made sure of for every offset in the pool.
+ * The word and its epoch, read together: the epoch before the word and
+ * again after it, so that the pair is one that was published (an epoch
+ * is published before the word that starts it). Three loads of one
+ * cache line; a change racing them costs another round.
  */
-static inline uint32_t hdp_harden_div_stride(uint32_t shift, uint64_t magic, size_t stride,
-					     size_t off)
+static inline struct hdp_harden_view hdp_harden_pool_view(struct hdp_harden_pool *hp)
 {
-	if (hdp_likely(shift != UINT32_MAX))
-		return (uint32_t)(off >> shift);
-	if (hdp_likely(magic != 0))
-		return (uint32_t)(((hdp_u128)off * magic) >> 64);
-	return (uint32_t)(off / stride);
+	struct hdp_harden_view v;
+
+	do {
+		v.epoch = atomic_load_explicit(&hp->epoch, memory_order_acquire);
+		v.word = atomic_load_explicit(&hp->word, memory_order_acquire);
+	} while (hdp_unlikely(atomic_load_explicit(&hp->epoch, memory_order_relaxed) !=
+			      v.epoch));
+	return v;
 }
 
-/* hdp_harden_slot for a pool of several chunks (harden_pool.c). */
-bool hdp_harden_slot_chunked(const struct hdp_harden_pool *hp, uintptr_t a, uint32_t *idx,
-			     size_t *in_slot);
-
 /*
- * The slot holding @a: its index and @a's offset inside it. false when no
- * chunk holds @a. One multiply for one chunk; several (a sparse DPDK
- * pool) take a call, out of the way of the usual case.
+ * Set up @hp for a pool: 0, -EINVAL (bad chunks, logged) or -ENOMEM. No
+ * protection is on yet.
  */
-static inline bool hdp_harden_slot(const struct hdp_harden_pool *hp, uintptr_t a,
-				   uint32_t *idx, size_t *in_slot)
-{
-	size_t off = a - hp->base;
-	uint32_t i;
-
-	if (hdp_unlikely(hp->chunks != NULL))
-		return hdp_harden_slot_chunked(hp, a, idx, in_slot);
-	if (a < hp->base || off >= hp->objs_len)
-		return false;
-	i = hdp_harden_div_stride(hp->stride_shift, hp->stride_magic, hp->stride, off);
-	*idx = i;
-	*in_slot = off - (size_t)i * hp->stride;
-	return true;
-}
-
-/* Set up @hp for a pool: 0, -EINVAL (bad chunks) or -ENOMEM. No protection is on yet. */
 int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 			 const struct hdp_harden_pool_desc *desc);
 void hdp_harden_pool_fini(struct hdp_harden_pool *hp);
@@ -323,8 +298,8 @@ void hdp_harden_pool_fini(struct hdp_harden_pool *hp);
 /*
  * Apply a resolved profile. @excluded is what hdp_harden_config_excluded()
  * said for this pool, @why its words. Takes effect with the next burst.
- * 0, -EINVAL (tag=mte without MTE), -EOVERFLOW (no epoch left), all
- * logged. Serialise calls per pool.
+ * 0, -EINVAL (tag=mte without MTE, a protection refusing its values),
+ * -EOVERFLOW (no epoch left), all logged. Serialised per pool.
  */
 int hdp_harden_pool_apply(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 			  uint32_t excluded, const char *why);
@@ -336,108 +311,98 @@ int hdp_harden_pool_apply(struct hdp_harden_pool *hp, const struct hdp_profile *
 int hdp_harden_pool_set_key(struct hdp_harden_pool *hp, const char *key,
 			    const char *value);
 
-/*
- * For tests only: set the epoch counter, to reach the end of the epochs
- * without 2^48 re-enables. The next off-to-on change starts @epoch + 1.
- */
-void hdp_harden_pool_test_set_epoch(struct hdp_harden_pool *hp, uint64_t epoch);
-
 /* Resolve @cfg for this pool's name and apply it. */
 int hdp_harden_pool_configure(struct hdp_harden_pool *hp,
 			      const struct hdp_harden_config *cfg);
 
-/* Load the word, once per burst. */
-static inline uint64_t hdp_harden_word(struct hdp_harden_pool *hp)
-{
-	return atomic_load_explicit(&hp->word, memory_order_acquire);
-}
-
 /*
- * After @n objects left the pool: the alloc hooks of every protection on
- * (hdp/protection.h), built-in first: check (init_check: the extent the
- * last free wiped, or one allocation in init_check_sample the whole
- * object), zero, pick tags. Tagged objects get their tag in @objs. Never
+ * The burst calls (burst.c), each given the view the burst read after it
+ * held its objects. What runs, in order:
+ *
+ * on_alloc, after @n objects left the pool: the core's step per object
+ * (init_check: the extent the last free wiped, or one allocation in
+ * init_check_sample the whole object; init_on_alloc; a tag if sampled in,
+ * handed out in @objs), then the registered protections' on_alloc. Never
  * fails: an object found written after free is reported, wiped again and
- * handed out. Costs one metadata load per object plus what the
- * protections do.
+ * handed out. One record load and store per object plus what is on.
  */
-void hdp_harden_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			 uint64_t w, void **objs, unsigned n);
+void hdp_harden_pool_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			      struct hdp_harden_view v, void **objs, unsigned n);
 
 /*
- * Before @n objects (already checked to be this pool's, tags still on)
- * go back: the free hooks of every protection on, built-in last: refuse
- * double frees and stale handles, retag, wipe. @ext, if
- * not NULL, gives each object's write extent (for init_on_free=used;
+ * on_free, before @n objects (checked to be this pool's, tags still on) go
+ * back: the registered protections' on_free first (the bytes as the owner
+ * left them), told which objects the core will refuse; then the core's
+ * step per object (refuse double frees and stale handles, retag, wipe).
+ * @ext, if not NULL, gives each object's write extent (init_on_free=used;
  * clamped to the object); NULL means "anywhere". The accepted objects,
  * untagged, go to @out; returns how many.
  */
-unsigned hdp_harden_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			    uint64_t w, void *const *objs, const struct hdp_extent *ext,
-			    void **out, unsigned n);
+unsigned hdp_harden_pool_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				 struct hdp_harden_view v, void *const *objs,
+				 const struct hdp_extent *ext, void **out, unsigned n);
 
 /*
- * hdp_harden_on_free for one object (@ext may be NULL), for callers that
- * free one at a time: the same checks, without a burst's set-up. @idx is
- * the object's slot as hdp_harden_slot() gave it (the caller checked the
- * object is one). True if it was accepted (untagged, in @out).
+ * on_free for one object in slot @idx (@ext may be NULL), for callers that
+ * free one at a time (DPDK's rte_pktmbuf_free): the same steps without a
+ * burst's set-up. True if it was accepted (untagged, in @out).
  */
-bool hdp_harden_on_free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
-			    void *obj, uint32_t idx, const struct hdp_extent *ext, void **out);
+bool hdp_harden_pool_on_free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				 struct hdp_harden_view v, void *obj, uint32_t idx,
+				 const struct hdp_extent *ext, void **out);
 
 /*
- * Checked copies into and out of pool memory, keeping the kernel's order
- * of checks (zero length, NULL, wrap, region, object), then the tag
- * check. 0 on success; -EFAULT when a violation was found under the drop
- * or report policy (nothing was copied); under abort they do not return.
+ * Checked copies into and out of pool memory: bounds in the kernel's order
+ * (zero length, NULL, wrap, region, pool, object), then the tag check,
+ * then the registered protections' on_copy. 0 on success; -EFAULT when a
+ * violation was found under the drop or report policy (nothing was
+ * copied); under abort they do not return. @t may be NULL (counted nowhere).
  */
-int hdp_harden_copy_in(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-		       void *dst, const void *src, size_t n);
-int hdp_harden_copy_out(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			void *dst, const void *src, size_t n);
+int hdp_harden_pool_copy_in(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			    void *dst, const void *src, size_t n);
+int hdp_harden_pool_copy_out(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			     void *dst, const void *src, size_t n);
 
 /*
  * Translate a descriptor (offset from the pool's base, as an AF_XDP UMEM
  * address, and a length) to a pointer, checking that it lies inside the
- * pool and that the length stays inside its chunk. 0 or -EFAULT.
+ * pool and that the length stays inside its slot's object. 0 or -EFAULT.
  */
-int hdp_harden_desc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-		    uint64_t addr, uint32_t len, void **out);
+int hdp_harden_pool_desc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			 uint64_t addr, uint32_t len, void **out);
 
-/* Count a violation and act on it under the word's policy. */
-void hdp_harden_violation(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
-			  const void *addr, size_t size, const char *detail);
+/* Count a violation and act on it under the pool's policy now. */
+void hdp_harden_pool_violation(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
+			       const void *addr, size_t size, const char *detail);
 
 /*
- * After the burst hooks, before the pool takes @n freed objects back:
- * protections that delay reuse keep some and give back older ones in their
- * place (in objs, which has room for @cap). Returns how many objs now go
- * to the pool. Call when the word has HDP_HF_PROTECTIONS or t->holding.
+ * After the free steps, before the pool takes @n freed objects back:
+ * protections that delay reuse keep some and give back older ones in
+ * their place (in objs, which has room for @cap). Returns how many objs
+ * now go to the pool. Call when the view has HDP_HF_PROTECTIONS or
+ * t->holding.
  */
-unsigned hdp_harden_hold(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
-			 void **objs, unsigned n, unsigned cap);
+unsigned hdp_harden_pool_hold(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			      struct hdp_harden_view v, void **objs, unsigned n, unsigned cap);
 
-/* Does a protection that reorders caches run (hdp_harden_pick)? */
-static inline bool hdp_harden_picks(const struct hdp_harden_pool *hp, uint64_t w)
-{
-	return hdp_hw_protections(w) & hp->pick_mask;
-}
+/* Does a protection that reorders caches run (hdp_harden_pool_pick)? */
+bool hdp_harden_pool_picks(const struct hdp_harden_pool *hp, struct hdp_harden_view v);
 
 /*
  * Before a thread takes @n objects off the top of its cache (@stack, @len
  * deep): protections may reorder it (shuffled reuse). Call when
- * hdp_harden_picks(); give them a full cache to choose from.
+ * hdp_harden_pool_picks(); give them a full cache to choose from.
  */
-void hdp_harden_pick(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, uint64_t w,
-		     void **stack, unsigned len, unsigned n);
+void hdp_harden_pool_pick(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			  struct hdp_harden_view v, void **stack, unsigned len, unsigned n);
 
 /*
  * Everything the protections hold for thread state @t, up to @max into
  * @out (the thread's cache is flushed, drained or goes). Returns how many;
  * call until it returns less than @max.
  */
-unsigned hdp_harden_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void **out,
-			  unsigned max);
+unsigned hdp_harden_pool_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			       void **out, unsigned max);
 
 /*
  * Fold a thread's counters into the pool's and free the protections'
@@ -448,25 +413,21 @@ void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t)
 struct hdp_harden_stats {
 	unsigned flags;			/* enum hdp_hflag */
 	enum hdp_policy on_violation;
-	uint32_t tag_sample;
-	uint32_t tag_sample_min;	/* objects below it are always tagged */
-	uint32_t check_sample;		/* init_check_sample */
 	uint64_t epoch;
 	const char *tag_backend;	/* "off", "soft", "mte" */
-	uint64_t bytes_wiped;
-	uint64_t objs_tagged;
-	uint64_t checks;
+	uint64_t counters[HDP_COUNTERS_MAX];	/* enum hdp_counter, then the registered */
 	uint64_t changes;
 	int64_t changed_at;
 	uint64_t violations[HDP_V_MAX];
 	uint32_t protections;		/* which registered ones are on (bit i: the i-th) */
-	uint64_t prot_counters[HDP_PCOUNTERS_MAX];	/* theirs, in registry order */
 	uint64_t held;			/* freed objects protections hold now */
-	char profile[HDP_PROFILE_TEXT_MAX];
+	bool profiled;			/* a profile was applied ("none" before) */
+	struct hdp_profile profile;	/* as applied, every key */
+	char profile_text[HDP_PROFILE_TEXT_MAX];
 	char exclude[128];
 };
 
-/* Snapshot; @tls_sum adds counters of live threads the caller gathered. */
+/* Snapshot; @live adds counters of live threads the caller gathered. */
 void hdp_harden_stats_get(struct hdp_harden_pool *hp,
 			  const struct hdp_harden_counters *live,
 			  struct hdp_harden_stats *out);
@@ -474,5 +435,26 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp,
 /* Accumulate one thread's counters into @sum (plain reads of atomics). */
 void hdp_harden_counters_add(struct hdp_harden_counters *sum,
 			     const struct hdp_harden_counters *c);
+
+/*
+ * The hardening part of a pool's report, from the protections'
+ * descriptions: the flags, policy, tags, epoch, profile, each protection's
+ * counters and on/off, and every violation kind. JSON members (no braces:
+ * the pool's object holds them) or indented text lines.
+ */
+struct hdp_strbuf;
+void hdp_harden_stats_json(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
+void hdp_harden_stats_text(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
+
+/*
+ * Of that, the registered protections alone: "protections":{"NAME":{"on":
+ * ..., counters...},...} for JSON, one line each ("  NAME: on; counter N,
+ * ...") for text.
+ */
+void hdp_protection_stats_json(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
+void hdp_protection_stats_text(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
+
+/* "bounds,init_free,..." for @flags, or "none". */
+void hdp_hflags_format(struct hdp_strbuf *o, unsigned flags);
 
 #endif /* HDP_HARDEN_H */

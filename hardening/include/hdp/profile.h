@@ -8,16 +8,11 @@
  *   [pool:rx]                 init_on_free = used
  *   --harden "init_on_free=1,init_exclude=none,pool.rx.tag_sample=4"
  *
- * Keys (per pool; [pool:default] and bare keys in a string apply to all):
- *   bounds = on|off               bounds_lookup = fast|tree
- *   init_on_alloc = on|off        init_on_free = on|off|used
- *   init_check = on|off           init_check_sample = 1..65535
- *   init_exclude = default|none|NAME[,NAME...]
- *   tag = off|auto|mte|soft       tag_sample = 1..65535
- *   tag_sample_min = BYTES        on_violation = abort|drop|report
- * init_exclude is one list for all pools (globs allowed): set it in
- * [pool:default] or as a bare key. "none" drops the built-in exclusions,
- * "default" keeps only them, names add to them ("none,a,b": only a and b).
+ * Keys are per pool; [pool:default] and bare keys in a string apply to
+ * all. init_exclude = default|none|NAME[,NAME...] is one list for all
+ * pools (globs allowed): set it in [pool:default] or as a bare key.
+ * "none" drops the built-in exclusions, "default" keeps only them, names
+ * add to them ("none,a,b": only a and b).
  */
 #ifndef HDP_PROFILE_H
 #define HDP_PROFILE_H
@@ -30,10 +25,6 @@
 
 #define HDP_PROFILE_POOLS_MAX	256
 #define HDP_EXCLUDE_MAX		64
-#define HDP_TAG_SAMPLE_MAX	65535u
-#define HDP_CHECK_SAMPLE_MAX	65535u
-#define HDP_CHECK_SAMPLE_DEFAULT 64u
-#define HDP_TAG_SAMPLE_MIN_MAX	(1u << 20)
 #define HDP_PKEYS_MAX		32	/* keys of registered protections, in all */
 
 enum hdp_init_free {
@@ -49,32 +40,72 @@ enum hdp_tag_mode {
 	HDP_TAG_SOFT,
 };
 
-/* Which keys a profile sets; unset keys fall through to the layer below. */
+/*
+ * The core's keys, one line each and grouped by protection:
+ *   X(KEY, name, type, C type, default, min, max, choices, doc)
+ * From this list come the profile's fields and "set" bits, the tables
+ * that parse, refuse, format and document them (--list-keys, INI files,
+ * --harden, hdp-ctl set, the profile text in JSON, text and metrics).
+ * Adding a key is a line here plus its use (docs/HARDENING.md). min and
+ * max bound UINT and SIZE values; a CHOICE's values are its choices[]
+ * (core.c), in the order of its enum.
+ */
+#define HDP_BOUNDS_KEYS(X)                                                             \
+	X(BOUNDS, bounds, BOOL, bool, 1, 0, 1, NULL,                                    \
+	  "check every copy into and out of pool memory and every descriptor; off is "  \
+	  "the kernel seed's bypass")                                                   \
+	X(BOUNDS_LOOKUP, bounds_lookup, CHOICE, enum hdp_region_lookup, HDP_LOOKUP_FAST, \
+	  0, 0, hdp_lookup_choices,                                                     \
+	  "how a copy finds its region: an O(1) granule table (fast), or a balanced "   \
+	  "tree under a lock, as the kernel's find_vmap_area (tree)")
+#define HDP_INIT_KEYS(X)                                                               \
+	X(INIT_ON_ALLOC, init_on_alloc, BOOL, bool, 0, 0, 1, NULL,                      \
+	  "zero objects when they are allocated (skipped when init_on_free already did)") \
+	X(INIT_ON_FREE, init_on_free, CHOICE, enum hdp_init_free, HDP_INIT_FREE_ON, 0, 0, \
+	  hdp_init_free_choices,                                                        \
+	  "zero objects when they are freed; used wipes only the write extent the pool " \
+	  "was told")                                                                   \
+	X(INIT_CHECK, init_check, BOOL, bool, 1, 0, 1, NULL,                            \
+	  "at allocation, verify that a wiped object is still zero where the last free " \
+	  "wiped it (on by default only where something wipes)")                        \
+	X(INIT_CHECK_SAMPLE, init_check_sample, UINT, uint32_t, 64, 1, 65535, NULL,     \
+	  "one allocation in N is checked whole, so a write beyond the extent is still " \
+	  "found; 1 checks every allocation whole")
+#define HDP_TAG_KEYS(X)                                                                \
+	X(TAG, tag, CHOICE, enum hdp_tag_mode, HDP_TAG_AUTO, 0, 0, hdp_tag_choices,     \
+	  "memory tagging: auto is mte where the CPU and kernel offer it, else soft")   \
+	X(TAG_SAMPLE, tag_sample, UINT, uint32_t, 1, 1, 65535, NULL,                    \
+	  "tag the first allocation of each thread, then one in N; 1 tags every "       \
+	  "allocation")                                                                 \
+	X(TAG_SAMPLE_MIN, tag_sample_min, SIZE, uint32_t, 0, 0, 1u << 20, NULL,          \
+	  "objects smaller than this are always tagged")
+#define HDP_POOL_KEYS(X)                                                               \
+	X(ON_VIOLATION, on_violation, CHOICE, enum hdp_policy, HDP_POLICY_ABORT, 0, 0,  \
+	  hdp_policy_choices,                                                           \
+	  "what a violation does: abort, or drop what carried it, or report it and "    \
+	  "carry on (both counted)")
+#define HDP_CORE_KEYS(X) HDP_BOUNDS_KEYS(X) HDP_INIT_KEYS(X) HDP_TAG_KEYS(X) HDP_POOL_KEYS(X)
+
+/* The core keys by number, in the list's order. */
+enum hdp_core_key {
+#define HDP_CK_ENUM(KEY, ...) HDP_CK_##KEY,
+	HDP_CORE_KEYS(HDP_CK_ENUM)
+#undef HDP_CK_ENUM
+	HDP_CK__COUNT
+};
+
+/* Which keys a profile sets (unset keys fall through to the layer below). */
 enum hdp_key {
-	HDP_KEY_BOUNDS		= 1u << 0,
-	HDP_KEY_BOUNDS_LOOKUP	= 1u << 1,
-	HDP_KEY_INIT_ON_ALLOC	= 1u << 2,
-	HDP_KEY_INIT_ON_FREE	= 1u << 3,
-	HDP_KEY_INIT_CHECK	= 1u << 4,
-	HDP_KEY_TAG		= 1u << 5,
-	HDP_KEY_TAG_SAMPLE	= 1u << 6,
-	HDP_KEY_TAG_SAMPLE_MIN	= 1u << 7,
-	HDP_KEY_ON_VIOLATION	= 1u << 8,
-	HDP_KEY_INIT_CHECK_SAMPLE = 1u << 9,
+#define HDP_KEY_BIT(KEY, ...) HDP_KEY_##KEY = 1u << HDP_CK_##KEY,
+	HDP_CORE_KEYS(HDP_KEY_BIT)
+#undef HDP_KEY_BIT
 };
 
 struct hdp_profile {
 	uint32_t set;			/* enum hdp_key bits */
-	bool bounds;
-	enum hdp_region_lookup bounds_lookup;
-	bool init_on_alloc;
-	enum hdp_init_free init_on_free;
-	bool init_check;
-	uint32_t init_check_sample;	/* 1: every allocation checked whole */
-	enum hdp_tag_mode tag;
-	uint32_t tag_sample;
-	uint32_t tag_sample_min;
-	enum hdp_policy on_violation;
+#define HDP_PROFILE_FIELD(KEY, name, type, ctype, ...) ctype name;
+	HDP_CORE_KEYS(HDP_PROFILE_FIELD)
+#undef HDP_PROFILE_FIELD
 	/*
 	 * The registered protections' keys (protection.h), in registry
 	 * order: which are set, and their values.
@@ -115,9 +146,11 @@ struct hdp_harden_config {
 };
 
 /*
- * The built-in defaults: every protection on (bounds fast, init_on_free on,
- * init_check on with init_check_sample 64, tag auto with tag_sample 1),
- * init_on_alloc off (redundant with init_on_free), on_violation abort.
+ * The defaults: every key at the default its line above gives: every
+ * core protection on (bounds fast, init_on_free on, init_check on with
+ * init_check_sample 64, tag auto with tag_sample 1), init_on_alloc off
+ * (redundant with init_on_free), on_violation abort; the registered
+ * protections at theirs.
  */
 void hdp_profile_defaults(struct hdp_profile *p);
 
@@ -197,8 +230,18 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 uint32_t hdp_harden_config_excluded(const struct hdp_harden_config *cfg,
 				    const char *pool, char *why, size_t why_len);
 
+/* A profile as text (hdp_profile_format), with every protection's keys. */
+#define HDP_PROFILE_TEXT_MAX 512
+
 /* Write the profile as "key=value,..." (all keys). Returns as snprintf. */
 int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len);
+
+/*
+ * Every profile key, core and registered, two lines each: name,
+ * protection, default and the values it takes, then its documentation
+ * (hdp-fwd --list-keys). Returns as snprintf.
+ */
+int hdp_profile_keys_describe(char *buf, size_t len);
 
 /* Names for values, as the parser reads them. */
 const char *hdp_init_free_name(enum hdp_init_free v);

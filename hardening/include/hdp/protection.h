@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Writing a protection: one file that describes itself in a struct
- * hdp_protection and registers it with HDP_PROTECTION_REGISTER. From that
- * one description hdp parses, validates, formats and documents its profile
- * keys (as pool keys in INI files, --harden strings and the control
- * socket's "set"), keeps its per-pool state, calls its hooks, counts its
- * counters and violations in every report, and runs its hdp-provoke cases.
+ * hdp_protection, registered with hdp_protection_register() before the
+ * first pool is made. From that one description hdp parses, validates,
+ * formats and documents its profile keys (as pool keys in INI files,
+ * --harden strings and the control socket's "set"), keeps its per-pool
+ * state, calls its hooks, and counts its counters and violations in every
+ * report (text, JSON, Prometheus). hdp's own redzone, quarantine and
+ * shuffle are written this way.
+ *
+ * The core protections, bounds, init and tag, are not: they are plain
+ * steps in hdp's allocation, free and copy paths (burst.c), and are
+ * described here only for their keys, counters and violation kinds.
  *
  * The contract:
  *   - keys[0] is the switch: the protection runs in a pool when its value
@@ -13,22 +19,18 @@
  *     (each key takes the bits its max needs), so that a burst reads them
  *     in one load and a runtime change never tears them.
  *   - Hooks run once per burst of at most 64 objects, never per object
- *     through a pointer. The built-in protections (bounds, init, tag) are
- *     described and called the same way, and run first: on_alloc of a
- *     registered protection runs after theirs (the objects are zeroed and
- *     tagged), on_free before theirs (the bytes are still as the owner
- *     left them), on_copy after theirs. Objects are pool objects the pool
- *     has validated; they may carry a soft tag (use hdp_untag()).
- *   - Protections that share one pass name the same hook: it runs once a
- *     burst however many of them are on (init and tag share their record
- *     of each object this way).
+ *     through a pointer, after the core's steps on allocation and copies
+ *     (the objects are zeroed and tagged), before them on free (the bytes
+ *     are still as the owner left them). Objects are pool objects the
+ *     pool has validated; they may carry a soft tag (use hdp_untag()).
  *   - A free hook may refuse objects (a double free it knows of): it
  *     returns their bits, and the pool keeps them.
  *   - Per-pool state is allocated by attach the first time the protection
  *     is turned on in a pool, and lives until the pool goes (detach): a
- *     burst in flight never sees it freed. The generation in a burst grows
- *     each time the protection is turned on again: what it recorded in an
- *     earlier generation is stale (objects changed hands unwatched).
+ *     burst in flight never sees it freed. A burst's epoch changes each
+ *     time a protection is turned on again (harden.h): what a protection
+ *     recorded in an earlier epoch is stale (objects changed hands
+ *     unwatched).
  *   - Counters are per thread (one writer); violations go through
  *     hdp_protection_violation(), which counts them and applies the pool's
  *     on_violation policy (under abort it does not return).
@@ -48,21 +50,23 @@
  * HDP_PKEYS_MAX (profile.h), HDP_PVIOLATIONS_MAX (violation.h).
  */
 #define HDP_PROT_KEYS_MAX	8	/* per protection */
+#define HDP_PROT_NAMES_MAX	16	/* counters or violation kinds per protection */
 
-enum hdp_pkey_type {
-	HDP_PKEY_BOOL,		/* on|off (1|0, yes|no, true|false) */
-	HDP_PKEY_CHOICE,	/* one of choices[]; the value is its index */
-	HDP_PKEY_UINT,		/* min..max, decimal */
-	HDP_PKEY_SIZE,		/* min..max bytes, k and M suffixes allowed */
+/* The values a key takes. */
+enum hdp_value_type {
+	HDP_VALUE_BOOL,		/* on|off (1|0, yes|no, true|false) */
+	HDP_VALUE_CHOICE,	/* one of choices[]; the value is its index */
+	HDP_VALUE_UINT,		/* min..max, decimal */
+	HDP_VALUE_SIZE,		/* min..max bytes, k and M suffixes allowed */
 };
 
 struct hdp_protection_key {
-	const char *name;	/* [a-z0-9_], unique over all protections */
-	enum hdp_pkey_type type;
-	const char *const *choices;	/* CHOICE: NULL-terminated */
+	const char *name;	/* [a-z0-9_], 1-31 characters, unique over all keys */
+	enum hdp_value_type type;
+	const char *const *choices;	/* CHOICE: NULL-terminated, each [a-z0-9_-] */
 	uint32_t min, max;	/* UINT, SIZE */
-	uint32_t def;		/* the built-in default */
-	const char *doc;	/* one line, for --help and HARDENING.md */
+	uint32_t def;		/* the default */
+	const char *doc;	/* one line, for --list-keys and HARDENING.md */
 };
 
 /* Where a protection's violations and counters are described. */
@@ -73,10 +77,11 @@ struct hdp_protection_name {
 
 /* What a protection sees of a pool. */
 struct hdp_protection_pool {
-	struct hdp_harden_pool *hp;	/* for hdp_harden_slot() */
+	struct hdp_harden_pool *hp;	/* for hdp's own calls */
+	const struct hdp_layout *layout;	/* which slot an object is in */
 	const char *name;
 	size_t obj_size;
-	uint32_t obj_count;
+	uint32_t obj_count;		/* slots */
 	bool reuse_hooks;		/* the pool calls hold, drain and pick */
 	void *state;			/* attach's to set; zeroed before */
 };
@@ -85,15 +90,15 @@ struct hdp_protection_pool {
 struct hdp_protection_burst {
 	struct hdp_protection_pool *pool;
 	uint32_t values[HDP_PROT_KEYS_MAX];	/* the keys, as applied */
-	uint32_t generation;		/* 1, 2, ...: see above */
+	uint64_t epoch;			/* the burst's: see above */
 	unsigned core_flags;		/* enum hdp_hflag in effect for this burst */
 	hdp_counter_t *counters;	/* this thread's, in counters[] order */
 	unsigned violation_base;	/* the first of its violation kinds */
 	/*
-	 * In a free burst: objects (bit i for objs[i]) the built-in checks
+	 * In a free burst: objects (bit i for objs[i]) the core's checks
 	 * will refuse, a double free or a stale handle: they belong to
 	 * someone else or to nobody, so leave their bytes alone. 0 when the
-	 * built-in protections keep no records (tags and init off).
+	 * core keeps no records (tags and init off).
 	 */
 	uint64_t refused;
 	/*
@@ -104,33 +109,8 @@ struct hdp_protection_burst {
 	void **thread_state;
 };
 
-/*
- * hdp-provoke, for a protection's cases: a real pool (plain pages) set
- * up from the case's needs and the user's --harden, and what to do to it.
- */
-struct hdp_provoke_pool;
-struct hdp_provoke_ops {
-	struct hdp_provoke_pool *(*pool)(void *env, const char *name, size_t obj_size,
-					 unsigned count);
-	void *(*alloc)(struct hdp_provoke_pool *p);
-	/* Free @obj whose owner wrote [data_start, data_end). */
-	void (*free)(struct hdp_provoke_pool *p, void *obj, uint32_t data_start,
-		     uint32_t data_end);
-	/* Violations named @violation the pool has counted. */
-	uint64_t (*seen)(struct hdp_provoke_pool *p, const char *violation);
-	void *env;
-};
-
-struct hdp_protection_case {
-	const char *name;	/* "<protection>-..." */
-	const char *what;
-	const char *needs;	/* profile keys the case needs, below --harden */
-	/* true: hdp caught it (under abort it never returns). */
-	bool (*run)(const struct hdp_provoke_ops *ops);
-};
-
 struct hdp_protection {
-	const char *name;
+	const char *name;	/* [a-z0-9_], 1-31 characters */
 	const char *doc;
 	const struct hdp_protection_key *keys;
 	unsigned nkeys;
@@ -138,8 +118,6 @@ struct hdp_protection {
 	unsigned ncounters;
 	const struct hdp_protection_name *violations;
 	unsigned nviolations;
-	const struct hdp_protection_case *cases;
-	unsigned ncases;
 
 	/*
 	 * Turned on in a pool (or its values changed while on): prepare
@@ -152,10 +130,10 @@ struct hdp_protection {
 	/* The pool goes: free pp->state. May be NULL. */
 	void (*detach)(struct hdp_protection_pool *pp);
 	/*
-	 * Hooks; each may be NULL. @ext as for hdp_harden_on_free (may be
-	 * NULL). on_alloc may replace a handle with another handle of the
-	 * same object (tag hands out tagged pointers): the pool gives out what
-	 * the hooks leave in objs[]. on_free returns the objects it refuses.
+	 * Hooks; each may be NULL. @ext as for hdp_harden_pool_on_free (may
+	 * be NULL). on_alloc may replace a handle with another handle of the
+	 * same object: the pool gives out what the hooks leave in objs[].
+	 * on_free returns the objects it refuses.
 	 */
 	void (*on_alloc)(const struct hdp_protection_burst *b, void **objs, unsigned n);
 	uint64_t (*on_free)(const struct hdp_protection_burst *b, void *const *objs,
@@ -188,13 +166,15 @@ struct hdp_protection {
 };
 
 /*
- * Register at link time: the description goes into a section of its own
- * that hdp reads at start-up. In a static library, list the file in
- * hardening/meson.build's protections so the linker keeps it.
+ * Register @p (it must stay valid for the life of the process), before
+ * hdp first uses its registry: before the first pool is made, profile
+ * parsed or key listed. Every field is checked first. 0, or a negative
+ * errno with the reason logged, naming @p: -EINVAL (a description that
+ * breaks the rules above, or a name or key another protection has),
+ * -ENOSPC (past a limit), -EBUSY (too late: the registry is in use).
+ * Works the same from a static or a shared libhdp.
  */
-#define HDP_PROTECTION_REGISTER(prot)                                              \
-	const struct hdp_protection *const hdp_protection_ref_##prot                \
-		__attribute__((used, section("hdp_protections"))) = &(prot)
+int hdp_protection_register(const struct hdp_protection *p);
 
 /* Count @n at counter @i of the burst's protection. */
 static inline void hdp_protection_count(const struct hdp_protection_burst *b, unsigned i,
@@ -222,37 +202,19 @@ const struct hdp_protection *hdp_protection_get(unsigned i);
 const struct hdp_protection *hdp_protection_find(const char *name);
 
 /*
- * The built-in protections, bounds, init and tag, described the same way:
- * keys, counters, violation kinds and hooks (no cases: hdp-provoke's
- * catalogue holds theirs). Their keys parse, refuse, format and document
- * from these tables, and their hooks run from them. They are not in the
- * registry above and take no bit of its mask: their values live in
- * struct hdp_profile's named fields, and whether they run is the pool's
- * flag word (enum hdp_hflag).
+ * The core, described the same way for its keys, counters and violation
+ * kinds (no hooks): "pool" (on_violation, checks, the pool's own kinds),
+ * bounds, init and tag. Their values live in struct hdp_profile's named
+ * fields, and whether they run is the pool's flags (enum hdp_hflag); they
+ * take no bit of the registered protections' mask.
  */
-unsigned hdp_protection_builtin_count(void);
-const struct hdp_protection *hdp_protection_builtin_get(unsigned i);
-
-/*
- * Every profile key, built-in and registered, two lines each: name,
- * protection, default and the values it takes, then its documentation
- * (hdp-fwd --list-keys). Returns as snprintf.
- */
-int hdp_profile_keys_describe(char *buf, size_t len);
+unsigned hdp_protection_core_count(void);
+const struct hdp_protection *hdp_protection_core_get(unsigned i);
 
 /* Counter @c of registered protection @i, from a pool's stats. */
 uint64_t hdp_protection_counter(const struct hdp_harden_stats *h, unsigned i, unsigned c);
 
 /* Is registered protection @i on in @hp now? */
 bool hdp_protection_on(struct hdp_harden_pool *hp, unsigned i);
-
-/*
- * The protections in a pool's report: "protections":{"NAME":{"on":...,
- * counters...},...} for JSON, one line each ("  NAME: on; counter N, ...")
- * for text.
- */
-struct hdp_strbuf;
-void hdp_protection_stats_json(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
-void hdp_protection_stats_text(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
 
 #endif /* HDP_PROTECTION_H */

@@ -2,8 +2,8 @@
 /*
  * The region registry: every memory region hdp has mapped (pool regions,
  * and any other area a caller registers), queried by address. Bounds
- * checks use it to decide which region, and which object, a pointer
- * belongs to.
+ * checks use it to decide which region a pointer belongs to, and so whose
+ * it is; the owner's slot layout (hdp/layout.h) says which object.
  *
  * Two lookups answer the same question:
  *  - tree: a balanced search tree under a read lock, as the kernel's
@@ -27,9 +27,6 @@ struct hdp_region_desc {
 	const char *name;	/* 1..31 characters */
 	const void *base;
 	size_t len;
-	size_t obj_stride;	/* 0: not divided into objects */
-	size_t obj_size;	/* bytes of each object that belong to it */
-	uint32_t obj_count;
 	void *owner;		/* e.g. the pool's hardening state; may be NULL */
 };
 
@@ -37,9 +34,6 @@ struct hdp_region_desc {
 struct hdp_region {
 	uintptr_t base;
 	size_t len;
-	size_t obj_stride;
-	size_t obj_size;
-	uint32_t obj_count;
 	int id;
 	void *owner;
 	char name[HDP_REGION_NAME_MAX];
@@ -72,9 +66,5 @@ int hdp_region_find(const void *addr, struct hdp_region *out);
 
 /* Number of regions registered now. */
 unsigned hdp_region_count(void);
-
-/* "fast" or "tree"; parse: 0 or -EINVAL. */
-const char *hdp_region_lookup_name(enum hdp_region_lookup how);
-int hdp_region_lookup_parse(const char *name, enum hdp_region_lookup *out);
 
 #endif /* HDP_REGION_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Violation reports and the policies that decide what a detected
+ * Violation kinds, reports and the policies that decide what a detected
  * memory-safety violation does: abort (the default, as the kernel's
  * usercopy_abort), drop (count it and drop what carried it), or report
  * (a rate-limited warning plus the count, then carry on).
@@ -13,23 +13,40 @@
 
 #include <hdp/compiler.h>
 
+/*
+ * The core's violation kinds, one line each and grouped by the part that
+ * finds them: X(KIND, name, doc). The names are stable: reports, counters,
+ * JSON and metrics use them.
+ */
+#define HDP_POOL_VIOLATIONS(X)                                                       \
+	X(FREE_FOREIGN, free_foreign, "a freed pointer outside the pool's objects")  \
+	X(FREE_INTERIOR, free_interior,                                               \
+	  "a freed pointer inside an object, or in a guard gap, not an object's start") \
+	X(FREE_PAST_END, free_past_end, "a freed pointer past the pool's last object") \
+	X(DOUBLE_FREE, double_free, "an object freed while it was already free")     \
+	X(GUARD_PAGE, guard_page, "an access faulted in a guard around or inside a pool's region")
+#define HDP_BOUNDS_VIOLATIONS(X)                                                     \
+	X(BOUNDS_NULL, bounds_null, "a copy with a NULL or near-NULL pointer")        \
+	X(BOUNDS_WRAP, bounds_wrap, "a copy whose range wraps around the address space") \
+	X(BOUNDS_NO_REGION, bounds_no_region, "a copy into or out of no registered region") \
+	X(BOUNDS_OTHER_POOL, bounds_other_pool, "a copy that lands in another pool's region") \
+	X(BOUNDS_REGION_END, bounds_region_end, "a copy that runs past the end of its region") \
+	X(BOUNDS_OBJECT_END, bounds_object_end, "a copy that runs past the end of its object") \
+	X(DESC_OUTSIDE, desc_outside, "a descriptor whose address is outside the pool") \
+	X(DESC_PAST_CHUNK, desc_past_chunk, "a descriptor whose length runs past its chunk")
+#define HDP_INIT_VIOLATIONS(X)                                                       \
+	X(WRITE_AFTER_FREE, write_after_free, "a wiped free object was not zero at allocation")
+#define HDP_TAG_VIOLATIONS(X)                                                        \
+	X(TAG_MISMATCH, tag_mismatch, "an access through a pointer whose tag is not the memory's") \
+	X(INVALID_FREE, invalid_free, "a free through a stale handle: its tag is not the object's")
+#define HDP_CORE_VIOLATIONS(X)                                                       \
+	HDP_POOL_VIOLATIONS(X) HDP_BOUNDS_VIOLATIONS(X) HDP_INIT_VIOLATIONS(X)        \
+	HDP_TAG_VIOLATIONS(X)
+
 enum hdp_violation_kind {
-	HDP_V_FREE_FOREIGN,	/* freed pointer lies outside the pool's objects */
-	HDP_V_FREE_INTERIOR,	/* freed pointer is inside an object, not its start */
-	HDP_V_FREE_PAST_END,	/* freed pointer lies past the pool's last object */
-	HDP_V_DOUBLE_FREE,	/* object freed while already free */
-	HDP_V_INVALID_FREE,	/* freed through a stale handle: its tag is not the object's */
-	HDP_V_BOUNDS_NULL,	/* copy with a NULL or near-NULL pointer */
-	HDP_V_BOUNDS_WRAP,	/* copy range wraps around the address space */
-	HDP_V_BOUNDS_NO_REGION,	/* copy pointer in no registered region */
-	HDP_V_BOUNDS_OTHER_POOL, /* copy landed in a region other than the pool's */
-	HDP_V_BOUNDS_REGION_END, /* copy runs past the end of its region */
-	HDP_V_BOUNDS_OBJECT_END, /* copy runs past the end of its object */
-	HDP_V_DESC_OUTSIDE,	/* descriptor address outside the pool (UMEM) */
-	HDP_V_DESC_PAST_CHUNK,	/* descriptor length runs past its chunk */
-	HDP_V_WRITE_AFTER_FREE,	/* a wiped free object was not zero at allocation */
-	HDP_V_TAG_MISMATCH,	/* access through a pointer whose tag is not the memory's */
-	HDP_V_GUARD_PAGE,	/* an access faulted in the guard around a pool's region */
+#define HDP_V_ENUM(kind, name, doc) HDP_V_##kind,
+	HDP_CORE_VIOLATIONS(HDP_V_ENUM)
+#undef HDP_V_ENUM
 	HDP_V__COUNT
 };
 
@@ -54,18 +71,16 @@ struct hdp_violation {
 
 /*
  * Stable names used in reports, counters and JSON: "free_foreign", …, then
- * the registered protections' ("redzone_overwritten", …).
+ * the registered protections' ("redzone_overwritten", …); "unknown" past
+ * the last.
  */
 const char *hdp_violation_name(enum hdp_violation_kind kind);
 
-/* How many kinds there are: the built-in ones and the protections'. */
+/* How many kinds there are: the core's and the registered protections'. */
 unsigned hdp_violation_kinds(void);
 
 /* "abort", "drop" or "report". */
 const char *hdp_policy_name(enum hdp_policy policy);
-
-/* Parse a policy name; 0 or -EINVAL. */
-int hdp_policy_parse(const char *name, enum hdp_policy *out);
 
 /*
  * Format the one-line report (no trailing newline) into @buf.

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include <hdp/harden.h>
+#include <hdp/layout.h>
 #include <hdp/profile.h>
 #include <hdp/violation.h>
 
@@ -72,23 +73,9 @@ struct hdp_pool_params {
 	 * guards around the region. Needs plain pages (a hugepage cannot be
 	 * split), a stride that divides the page size or is a multiple of it,
 	 * and guard_gap objects that end on a page boundary. The gaps take
-	 * slots: object indices skip them (hdp_pool_layout says where).
+	 * slots: object indices skip them (hdp_pool_slots says where).
 	 */
 	uint32_t guard_gap;
-};
-
-/*
- * Burst hooks where the hardening layer plugs in. on_free sees objects
- * already validated as this pool's, before they become allocatable again;
- * on_alloc sees them after they were taken, before the caller does. Both
- * run on the allocating or freeing thread, outside any lock.
- */
-struct hdp_pool_hooks {
-	void (*on_alloc)(void *ctx, struct hdp_pool *pool, void *const *objs,
-			 unsigned n);
-	void (*on_free)(void *ctx, struct hdp_pool *pool, void *const *objs,
-			unsigned n);
-	void *ctx;
 };
 
 /*
@@ -117,7 +104,7 @@ int hdp_pool_foreach(int (*fn)(struct hdp_pool *pool, void *ctx), void *ctx);
 /*
  * Allocate exactly @n objects or none: returns 0 or -ENOMEM.
  * Fast path: a thread-local cache pop, plus one predictable branch when no
- * hooks are attached.
+ * protection is on.
  */
 int hdp_pool_alloc_bulk(struct hdp_pool *pool, void **objs, unsigned n);
 
@@ -172,13 +159,6 @@ void hdp_pool_cache_flush(struct hdp_pool *pool);
 unsigned hdp_pool_drain(struct hdp_pool *pool);
 
 /*
- * Attach hooks (NULL detaches). A burst in flight finishes with the hooks
- * it started with; @hooks must stay valid until replaced and every burst
- * that may have seen it has returned.
- */
-void hdp_pool_set_hooks(struct hdp_pool *pool, const struct hdp_pool_hooks *hooks);
-
-/*
  * Hardening. A new pool has none (one branch on the fast path) until a
  * profile is applied: hdp_pool_configure() resolves @cfg for the pool's
  * name, exclusions included; hdp_pool_set() changes one key at run time,
@@ -217,20 +197,21 @@ void hdp_pool_count_desc_checks(struct hdp_pool *pool, unsigned n);
 /* The pool's hardening state, for the hdp_harden_pool_* calls. */
 struct hdp_harden_pool *hdp_pool_harden(struct hdp_pool *pool);
 
-/* The pool's layout, as an AF_XDP UMEM or a bounds check needs it. */
-struct hdp_pool_layout {
-	void *base;		/* region start, page aligned */
-	size_t region_len;	/* whole mapping, a multiple of page_size */
+/*
+ * The pool's slot layout (hdp/layout.h): where its objects are, one
+ * stride apart from base, and its guard gaps. Valid while the pool lives.
+ */
+const struct hdp_layout *hdp_pool_slots(const struct hdp_pool *pool);
+
+/* The pool's mapping: its objects, the guard gaps' slots and the rest of its last page. */
+struct hdp_pool_region {
+	void *base;		/* page aligned; the layout's base */
+	size_t len;		/* a multiple of page_size */
 	size_t page_size;
-	size_t obj_size;	/* as requested */
-	size_t obj_stride;	/* distance between objects */
-	uint32_t obj_count;	/* slots, the guard gaps' included */
-	uint32_t guard_gap;	/* objects between gaps, 0: no gaps */
-	uint32_t gap_slots;	/* slots each gap takes */
-	int region_id;		/* in the region registry */
+	int id;			/* in the region registry */
 };
 
-void hdp_pool_layout(const struct hdp_pool *pool, struct hdp_pool_layout *out);
+void hdp_pool_region(const struct hdp_pool *pool, struct hdp_pool_region *out);
 const char *hdp_pool_name(const struct hdp_pool *pool);
 
 /* Index of object @obj (must be valid), and the object at @idx. */

@@ -1,75 +1,35 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * bounds, init and tag on the one interface: their descriptions carry
- * their hooks, the pool runs them from there, a pass two of them share
- * runs once a burst, and copies meet bounds before tags.
+ * The core's steps in a burst: with init and tag both on, each object is
+ * checked, wiped and tagged once each way; copies meet bounds before
+ * tags; and a new epoch starts whenever something that keeps records is
+ * turned on, whatever else stays on.
  */
 #include <criterion/criterion.h>
 
 #include <hdp/pool.h>
-#include <hdp/protection.h>
 
 #include <errno.h>
 #include <string.h>
 
 #include "support.h"
 
-TestSuite(protection_builtin, .init = capture_logs);
-
-static const struct hdp_protection *builtin(const char *name)
-{
-	for (unsigned i = 0; i < hdp_protection_builtin_count(); i++)
-		if (strcmp(hdp_protection_builtin_get(i)->name, name) == 0)
-			return hdp_protection_builtin_get(i);
-	cr_assert_fail("no built-in protection %s", name);
-	return NULL;
-}
-
-/*
- * What each one hooks. init and tag name one alloc and one free hook:
- * the records pass. hdp_harden_on_free_one, the DPDK one-mbuf free,
- * inlines that pass when no registered free hook is on, so no other
- * built-in may have a free hook.
- */
-Test(protection_builtin, the_descriptions_carry_their_hooks)
-{
-	const struct hdp_protection *bounds = builtin("bounds"), *init = builtin("init"),
-				    *tag = builtin("tag");
-
-	cr_assert_not_null(bounds->on_copy);
-	cr_assert_null(bounds->on_alloc);
-	cr_assert_null(bounds->on_free);
-	cr_assert_not_null(init->on_alloc);
-	cr_assert_not_null(init->on_free);
-	cr_assert_null(init->on_copy);
-	cr_assert_not_null(tag->on_copy);
-	cr_assert(tag->on_copy != bounds->on_copy);
-	cr_assert(tag->on_alloc == init->on_alloc, "one shared pass");
-	cr_assert(tag->on_free == init->on_free, "one shared pass");
-	for (unsigned i = 0; i < hdp_protection_builtin_count(); i++) {
-		const struct hdp_protection *p = hdp_protection_builtin_get(i);
-
-		cr_assert(!p->on_free || p->on_free == init->on_free, "%s", p->name);
-		cr_assert_null(p->hold, "%s", p->name);
-		cr_assert_null(p->pick, "%s", p->name);
-	}
-}
+TestSuite(harden_steps, .init = capture_logs);
 
 static struct hdp_pool *pool_with(const char *spec, unsigned count)
 {
-	struct hdp_pool *pool = hardened_pool("builtin", 64, count, 0, spec);
+	struct hdp_pool *pool = hardened_pool("steps", 64, count, 0, spec);
 
 	cr_assert_not_null(pool, "%s", captured_logs());
 	return pool;
 }
 
 /*
- * With init and tag both on, the pass runs once a burst: each object is
- * tagged once and wiped once each way. Twice would tag 16, wipe twice on
- * allocation, and on free find its own record already freed (16 double
- * frees). Off, nothing runs.
+ * With init and tag both on, each object is tagged once and wiped once
+ * each way. Twice would tag 16, wipe twice on allocation, and on free
+ * find its own record already freed (16 double frees). Off, nothing runs.
  */
-Test(protection_builtin, a_shared_pass_runs_once_a_burst)
+Test(harden_steps, init_and_tag_run_once_per_object)
 {
 	struct hdp_pool *pool = pool_with("init_on_alloc=on,init_on_free=on,init_check=on,"
 					  "init_check_sample=1,tag=soft,tag_sample=1,"
@@ -81,13 +41,13 @@ Test(protection_builtin, a_shared_pass_runs_once_a_burst)
 	for (unsigned i = 0; i < 8; i++)
 		cr_assert_neq(hdp_tag_of(objs[i]), 0, "handed out tagged: the pass's alias");
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.objs_tagged, 8);
-	cr_assert_eq(st.harden.bytes_wiped, 8 * 64);
+	cr_assert_eq(st.harden.counters[HDP_C_OBJS_TAGGED], 8);
+	cr_assert_eq(st.harden.counters[HDP_C_BYTES_WIPED], 8 * 64);
 	cr_assert_eq(hdp_pool_free_burst(pool, objs, 8), 8);
 	hdp_pool_stats_get(pool, &st);
 	cr_assert_eq(all_violations(pool), 0, "%s", captured_logs());
-	cr_assert_eq(st.harden.bytes_wiped, 2 * 8 * 64);
-	cr_assert_eq(st.harden.checks, 8, "one double-free check each");
+	cr_assert_eq(st.harden.counters[HDP_C_BYTES_WIPED], 2 * 8 * 64);
+	cr_assert_eq(st.harden.counters[HDP_C_CHECKS], 8, "one double-free check each");
 	cr_assert_eq(st.in_use, 0);
 
 	cr_assert_eq(hdp_pool_set(pool, "init_check", "off"), 0, "%s", captured_logs());
@@ -97,12 +57,12 @@ Test(protection_builtin, a_shared_pass_runs_once_a_burst)
 	cr_assert_eq(hdp_pool_alloc_bulk(pool, objs, 8), 0);
 	cr_assert_eq(hdp_pool_free_burst(pool, objs, 8), 8);
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.objs_tagged, 8, "no pass with both off");
-	cr_assert_eq(st.harden.bytes_wiped, 2 * 8 * 64);
+	cr_assert_eq(st.harden.counters[HDP_C_OBJS_TAGGED], 8, "no pass with both off");
+	cr_assert_eq(st.harden.counters[HDP_C_BYTES_WIPED], 2 * 8 * 64);
 }
 
 /* A copy meets bounds first, then the tag; each counts its check. */
-Test(protection_builtin, copies_meet_bounds_then_tags)
+Test(harden_steps, copies_meet_bounds_then_tags)
 {
 	struct hdp_pool *pool = pool_with("bounds=on,tag=soft,tag_sample=1,on_violation=report", 4);
 	struct hdp_pool_stats st;
@@ -112,10 +72,10 @@ Test(protection_builtin, copies_meet_bounds_then_tags)
 
 	cr_assert_not_null(obj);
 	hdp_pool_stats_get(pool, &st);
-	before = st.harden.checks;
+	before = st.harden.counters[HDP_C_CHECKS];
 	cr_assert_eq(hdp_pool_copy_in(pool, obj, buf, 64), 0);
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.checks, before + 2, "bounds and tag");
+	cr_assert_eq(st.harden.counters[HDP_C_CHECKS], before + 2, "bounds and tag");
 
 	/* Past the object with the right tag: bounds says so, the tag is not asked. */
 	cr_assert_eq(hdp_pool_copy_in(pool, obj, buf, 65), -EFAULT);
@@ -134,4 +94,36 @@ Test(protection_builtin, copies_meet_bounds_then_tags)
 	cr_assert_eq(hdp_pool_copy_out(pool, buf, stale, 16), -EFAULT);
 	cr_assert_eq(violations(pool, violation_kind("tag_mismatch")), 2);
 	hdp_pool_free(pool, obj);
+}
+
+/*
+ * Records resume, a new epoch: the core's after all were off, or any
+ * registered protection, even while the core's stay on. Other changes
+ * keep the epoch.
+ */
+Test(harden_steps, turning_on_what_keeps_records_starts_an_epoch)
+{
+	struct hdp_pool *pool = pool_with("init_on_free=on,tag=off,redzone=off", 4);
+	struct hdp_pool_stats st;
+	uint64_t e;
+
+	hdp_pool_stats_get(pool, &st);
+	e = st.harden.epoch;
+	cr_assert_gt(e, 0);
+	cr_assert_eq(hdp_pool_set(pool, "tag_sample", "4"), 0);
+	cr_assert_eq(hdp_pool_set(pool, "init_check_sample", "8"), 0);
+	hdp_pool_stats_get(pool, &st);
+	cr_assert_eq(st.harden.epoch, e, "a change that turns nothing on keeps the epoch");
+	cr_assert_eq(hdp_pool_set(pool, "redzone", "on"), 0, "%s", captured_logs());
+	hdp_pool_stats_get(pool, &st);
+	cr_assert_eq(st.harden.epoch, e + 1, "a registered protection turned on");
+	cr_assert_eq(hdp_pool_set(pool, "redzone", "off"), 0);
+	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "off"), 0);
+	cr_assert_eq(hdp_pool_set(pool, "init_check", "off"), 0);
+	hdp_pool_stats_get(pool, &st);
+	cr_assert_eq(st.harden.epoch, e + 1, "turning off keeps it");
+	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "used"), 0);
+	hdp_pool_stats_get(pool, &st);
+	cr_assert_eq(st.harden.epoch, e + 2, "the core's records resumed");
+	hdp_pool_destroy(pool);
 }

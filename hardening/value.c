@@ -2,8 +2,8 @@
 /*
  * A profile key's value as text, from its table entry alone: parsing with
  * the reason for a refusal, formatting, and the line that documents it.
- * Every key goes through here, the built-in protections' and the
- * registered ones', so that all of them read, refuse and print alike.
+ * Every key goes through here, the core's and the registered protections',
+ * so that all of them read, refuse and print alike.
  */
 #include "protection_internal.h"
 
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int hdp_parse_bool(const char *v, bool *out)
+static int parse_bool(const char *v, bool *out)
 {
 	static const char *const yes[] = { "on", "1", "yes", "true" };
 	static const char *const no[] = { "off", "0", "no", "false" };
@@ -32,7 +32,7 @@ int hdp_parse_bool(const char *v, bool *out)
 }
 
 /* Decimal only, with an optional k/m suffix for sizes; no sign, no junk. */
-int hdp_parse_number(const char *v, bool size_suffix, uint64_t *out)
+static int parse_number(const char *v, bool size_suffix, uint64_t *out)
 {
 	uint64_t n = 0;
 	const char *s = v;
@@ -66,31 +66,31 @@ static bool choice_takes_bool(const struct hdp_protection_key *k)
 	return strcmp(k->choices[0], "off") == 0 && k->choices[1];
 }
 
-int hdp_pkey_parse(const struct hdp_protection_key *k, const char *value, uint32_t *out)
+int hdp_value_parse(const struct hdp_protection_key *k, const char *value, uint32_t *out)
 {
 	uint64_t n;
 	bool b;
 
 	switch (k->type) {
-	case HDP_PKEY_BOOL:
-		if (hdp_parse_bool(value, &b))
+	case HDP_VALUE_BOOL:
+		if (parse_bool(value, &b))
 			return -EINVAL;
 		*out = b;
 		return 0;
-	case HDP_PKEY_CHOICE:
+	case HDP_VALUE_CHOICE:
 		for (uint32_t i = 0; k->choices[i]; i++)
 			if (strcmp(value, k->choices[i]) == 0) {
 				*out = i;
 				return 0;
 			}
-		if (choice_takes_bool(k) && hdp_parse_bool(value, &b) == 0) {
+		if (choice_takes_bool(k) && parse_bool(value, &b) == 0) {
 			*out = b;
 			return 0;
 		}
 		return -EINVAL;
-	case HDP_PKEY_UINT:
-	case HDP_PKEY_SIZE:
-		if (hdp_parse_number(value, k->type == HDP_PKEY_SIZE, &n) ||
+	case HDP_VALUE_UINT:
+	case HDP_VALUE_SIZE:
+		if (parse_number(value, k->type == HDP_VALUE_SIZE, &n) ||
 		    n < k->min || n > k->max)
 			return -EINVAL;
 		*out = (uint32_t)n;
@@ -122,16 +122,16 @@ static void choices_text(struct hdp_strbuf *o, const struct hdp_protection_key *
 static void values_text(struct hdp_strbuf *o, const struct hdp_protection_key *k)
 {
 	switch (k->type) {
-	case HDP_PKEY_BOOL:
+	case HDP_VALUE_BOOL:
 		hdp_strbuf_printf(o, "on or off");
 		return;
-	case HDP_PKEY_CHOICE:
+	case HDP_VALUE_CHOICE:
 		choices_text(o, k);
 		return;
-	case HDP_PKEY_UINT:
+	case HDP_VALUE_UINT:
 		hdp_strbuf_printf(o, "a whole number from %u to %u", k->min, k->max);
 		return;
-	case HDP_PKEY_SIZE:
+	case HDP_VALUE_SIZE:
 		hdp_strbuf_printf(o, "a size in bytes from ");
 		size_text(o, k->min);
 		hdp_strbuf_printf(o, " to ");
@@ -141,7 +141,7 @@ static void values_text(struct hdp_strbuf *o, const struct hdp_protection_key *k
 	}
 }
 
-const char *hdp_pkey_expected(const struct hdp_protection_key *k)
+const char *hdp_value_expected(const struct hdp_protection_key *k)
 {
 	static _Thread_local char why[192];
 	struct hdp_strbuf o = hdp_strbuf_init(why, sizeof(why));
@@ -164,30 +164,30 @@ static const char *choice_name(const struct hdp_protection_key *k, uint32_t v)
 static void value_text(struct hdp_strbuf *o, const struct hdp_protection_key *k, uint32_t v,
 		       bool human)
 {
-	if (k->type == HDP_PKEY_BOOL)
+	if (k->type == HDP_VALUE_BOOL)
 		hdp_strbuf_printf(o, "%s", v ? "on" : "off");
-	else if (k->type == HDP_PKEY_CHOICE)
+	else if (k->type == HDP_VALUE_CHOICE)
 		hdp_strbuf_printf(o, "%s", choice_name(k, v));
-	else if (k->type == HDP_PKEY_SIZE && human)
+	else if (k->type == HDP_VALUE_SIZE && human)
 		size_text(o, v);
 	else
 		hdp_strbuf_printf(o, "%u", v);
 }
 
-void hdp_pkey_format(struct hdp_strbuf *o, const struct hdp_protection_key *k, uint32_t v)
+void hdp_value_format(struct hdp_strbuf *o, const struct hdp_protection_key *k, uint32_t v)
 {
 	hdp_strbuf_printf(o, "%s=", k->name);
 	value_text(o, k, v, false);
 }
 
-void hdp_pkey_describe_line(struct hdp_strbuf *o, const char *name, const char *protection,
+void hdp_key_describe_line(struct hdp_strbuf *o, const char *name, const char *protection,
 			    const char *def, const char *values, const char *doc)
 {
 	hdp_strbuf_printf(o, "%-18s %-11s default %s; %s\n%-31s%s\n", name, protection, def,
 			  values, "", doc ? doc : "");
 }
 
-void hdp_pkey_describe(struct hdp_strbuf *o, const char *protection,
+void hdp_key_describe(struct hdp_strbuf *o, const char *protection,
 		       const struct hdp_protection_key *k)
 {
 	char def[32], values[160];
@@ -196,5 +196,5 @@ void hdp_pkey_describe(struct hdp_strbuf *o, const char *protection,
 
 	value_text(&d, k, k->def, true);
 	values_text(&v, k);
-	hdp_pkey_describe_line(o, k->name, protection, def, values, k->doc);
+	hdp_key_describe_line(o, k->name, protection, def, values, k->doc);
 }

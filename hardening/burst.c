@@ -1,0 +1,736 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * What runs when a pool hands objects out, takes them back, or copies
+ * into or out of one: the whole burst API in one place. The core's steps
+ * are plain code behind the view's flags, each a small function that
+ * returns at once when its flag is off; registered protections run
+ * through their descriptions, once a burst each.
+ *
+ * Allocation (hdp_harden_pool_on_alloc), for each object:
+ *   1. an MTE tag left from before this epoch is reset (forget_tag);
+ *   2. init_check: the object is still zero where its last free wiped it,
+ *      or, at one allocation in init_check_sample, whole (known_clean);
+ *   3. init_on_alloc: zeroed, unless init_on_free left it zero;
+ *   4. tag: if sampled in, a tag that is neither the slot's last nor its
+ *      neighbours', set with the zeroing (tag_on_alloc);
+ *   5. its record: allocated, clean or not, its tag, this epoch;
+ * then each registered protection's on_alloc.
+ *
+ * Free (hdp_harden_pool_on_free), 64 objects at a time: each registered
+ * protection's on_free first, told which objects the core will refuse;
+ * then for each object:
+ *   1. a double free or a stale handle is refused (free_is_valid);
+ *   2. init_on_free: the write extent wiped (used), or the whole object
+ *      (on: outside the extent read, written only where dirty);
+ *   3. a tagged object is retagged 0, so that stale handles fault;
+ *   4. its record: free, wiped or not, what was wiped, this epoch.
+ *
+ * Copy (hdp_harden_pool_copy_in/out): bounds (bounds.c: NULL, wrap,
+ * region, pool, object), then the tag of every object the range touches,
+ * then each registered protection's on_copy.
+ */
+#include "harden_internal.h"
+#include "protection_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+/*
+ * One burst: what it acts on, loaded once into locals (stores to the
+ * records could otherwise alias the pool's fields and force reloads), the
+ * thread's samplers copied in and out, and what it adds to the counters.
+ */
+struct burst {
+	struct hdp_harden_pool *hp;
+	struct hdp_harden_tls *t;
+	struct hdp_harden_samplers s;	/* in registers */
+	struct hdp_obj_meta *meta;
+	bool chunked;			/* several chunks: the layout's lookup */
+	uintptr_t base;
+	uint32_t shift;			/* the layout's stride, as it divides */
+	uint64_t magic;
+	size_t stride, obj_size;
+	uint32_t slots;
+	struct hdp_harden_view v;
+	unsigned flags;
+	bool mte;			/* the memory carries MTE tags (now or from before) */
+	bool cold;			/* whole wipes, not reads (hdp_harden_pool_desc) */
+	uint64_t wiped, tagged, checks;
+};
+
+static inline struct burst burst_begin(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				       struct hdp_harden_view v)
+{
+	const struct hdp_layout *l = &hp->layout;
+
+	return (struct burst){
+		.hp = hp, .t = t, .v = v, .flags = hdp_view_flags(v),
+		.s = t ? t->smp : (struct hdp_harden_samplers){ 0 },
+		.meta = hp->meta, .chunked = l->chunks != NULL, .base = l->base,
+		.shift = l->stride_shift, .magic = l->stride_magic, .stride = l->stride,
+		.obj_size = l->obj_size, .slots = l->slots,
+		.mte = hp->mte, .cold = hp->cold_objects,
+	};
+}
+
+/* What the burst did goes to the thread's counters (a free draws no samples). */
+static inline void burst_end(struct burst *b, bool sampled)
+{
+	if (sampled)
+		b->t->smp = b->s;
+	hdp_counter_add(&b->t->c.n[HDP_C_BYTES_WIPED], b->wiped);
+	hdp_counter_add(&b->t->c.n[HDP_C_OBJS_TAGGED], b->tagged);
+	hdp_counter_add(&b->t->c.n[HDP_C_CHECKS], b->checks);
+}
+
+/* The slot of @obj, which the pool checked is one of its objects. */
+static inline uint32_t slot_of(const struct burst *b, const void *obj)
+{
+	uint32_t idx = 0;
+	size_t in_slot;
+
+	if (hdp_unlikely(b->chunked)) {
+		hdp_layout_slot_chunked(&b->hp->layout, (uintptr_t)obj, &idx, &in_slot);
+		return idx;
+	}
+	return hdp_layout_div_by(b->shift, b->magic, b->stride, (uintptr_t)obj - b->base);
+}
+
+/* The object's record if made in this burst's epoch, else 0 (nothing known). */
+static inline uint64_t record(const struct burst *b, uint32_t idx)
+{
+	uint64_t m = atomic_load_explicit(&b->meta[idx].state, memory_order_relaxed);
+
+	return META_EPOCH(m) == b->v.epoch ? m : 0;
+}
+
+static inline void record_store(const struct burst *b, uint32_t idx, unsigned bits)
+{
+	atomic_store_explicit(&b->meta[idx].state, b->v.epoch << META_EPOCH_SHIFT | bits,
+			      memory_order_relaxed);
+}
+
+static inline unsigned memory_tag(const struct burst *b, uint32_t idx)
+{
+	uint64_t m = record(b, idx);
+
+	return (m & META_TAGGED) ? META_TAG(m) : 0;
+}
+
+/* --- The steps ---------------------------------------------------------- */
+
+/*
+ * Is [p, p + n) zero? Inline for the short ranges a packet's extent
+ * usually is: 16 bytes at a time, the last 16 once more from the end,
+ * overlapping. (Wiping stays with memset: overlapping vector stores
+ * followed by the next owner's loads stall store forwarding.)
+ */
+typedef uint64_t v2u64 __attribute__((vector_size(16)));
+#define SHORT_MAX 128
+
+static inline bool is_clear(const void *p, size_t n, size_t *first_dirty)
+{
+	const char *c = p;
+	v2u64 acc, v;
+
+	if (n < 16 || n > SHORT_MAX)
+		return zero_is_clear(p, n, first_dirty);
+	memcpy(&acc, c + n - 16, 16);
+	for (size_t j = 0; j + 16 <= n; j += 16) {
+		memcpy(&v, c + j, 16);
+		acc |= v;
+	}
+	return hdp_likely(!(acc[0] | acc[1])) || zero_is_clear(p, n, first_dirty);
+}
+
+/*
+ * Zero [p, p + n) for a caller whose bytes are not read again soon (a
+ * DPDK mbuf freed alone waits a whole reuse queue): up to 64 bytes as
+ * overlapping 16-byte stores, no call.
+ */
+static inline void zero_wipe_short(void *p, size_t n)
+{
+	static const v2u64 zero;
+	char *c = p;
+
+	if (n < 16 || n > 64) {
+		if (n)
+			zero_wipe(p, n);
+		return;
+	}
+	memcpy(c, &zero, 16);
+	memcpy(c + n - 16, &zero, 16);
+	if (n > 32) {
+		memcpy(c + 16, &zero, 16);
+		memcpy(c + n - 32, &zero, 16);
+	}
+}
+
+/*
+ * KASAN's page_alloc sampling, per thread and pool: objects below
+ * tag_sample_min are always tagged and do not count (the flag says so,
+ * the pool's object size being fixed); above it the first allocation is
+ * tagged, then one in every tag_sample. A countdown left from a larger
+ * tag_sample restarts, so a smaller one takes effect at once.
+ */
+static inline bool tag_sampled_in(struct burst *b)
+{
+	uint32_t n = hdp_view_tag_sample(b->v);
+
+	if (b->flags & HDP_HF_TAG_ALWAYS)
+		return true;
+	if (b->s.sample_countdown && b->s.sample_countdown < n) {
+		b->s.sample_countdown--;
+		return false;
+	}
+	b->s.sample_countdown = n - 1;
+	return true;
+}
+
+/*
+ * init_check's whole-object check: the first allocation, then gaps drawn
+ * at random with a mean of init_check_sample. Random, not a fixed
+ * countdown: a frame that always comes back at the same place in the
+ * reuse cycle must not always fall between two checks.
+ */
+static inline bool check_whole(struct burst *b)
+{
+	uint32_t n = hdp_view_check_sample(b->v);
+
+	if (b->s.check_countdown && b->s.check_countdown < 2 * n - 1) {
+		b->s.check_countdown--;
+		return false;
+	}
+	b->s.check_countdown = n > 1 ? (uint32_t)(hdp_xorshift(&b->s.rng) % (2 * n - 1)) : 0;
+	return true;
+}
+
+/* Bits set in a 16-bit mask, without a libgcc call where POPCNT is not assumed. */
+static inline unsigned popcount16(unsigned x)
+{
+	x = x - ((x >> 1) & 0x5555);
+	x = (x & 0x3333) + ((x >> 2) & 0x3333);
+	x = (x + (x >> 4)) & 0x0f0f;
+	return (x + (x >> 8)) & 0x1f;
+}
+
+/* A soft tag in 1..15 (0 is the match-all tag) that is none of @avoid. */
+static inline unsigned soft_tag_choose(uint64_t *rng, const unsigned *avoid, unsigned n)
+{
+	unsigned allowed = 0xfffe, k;
+
+	for (unsigned i = 0; i < n; i++)
+		allowed &= ~(1u << (avoid[i] & 0xf));
+	k = (unsigned)(hdp_xorshift(rng) % popcount16(allowed));
+	while (k--)
+		allowed &= allowed - 1;
+	return (unsigned)__builtin_ctz(allowed);
+}
+
+/*
+ * Give @obj memory tag @tag and zero [start, end). Soft tags live in the
+ * record, so only MTE touches the memory's tag.
+ */
+static inline void set_tag(struct burst *b, void *obj, unsigned tag, size_t start, size_t end)
+{
+	if (b->mte)
+		tag_mte_set(obj, b->obj_size, tag, start, end);
+	else if (end > start)
+		zero_wipe((char *)obj + start, end - start);
+}
+
+/* 1. MTE: a tag left in memory from before this epoch is unknown: reset it. */
+static inline void forget_tag(struct burst *b, void *obj, uint64_t m)
+{
+	if (hdp_unlikely(!m && b->mte))
+		tag_mte_set(obj, b->obj_size, 0, 0, 0);
+}
+
+/* Found written after free: report, wipe whole; returns the bytes wiped. */
+HDP_COLD static size_t report_dirty(struct hdp_harden_pool *hp, void *obj, size_t first_dirty)
+{
+	char detail[64];
+
+	snprintf(detail, sizeof(detail), "object was written after it was freed, first at byte %zu",
+		 first_dirty);
+	hdp_harden_pool_violation(hp, HDP_V_WRITE_AFTER_FREE, (char *)obj + first_dirty,
+				  hp->layout.obj_size, detail);
+	zero_wipe(obj, hp->layout.obj_size);
+	return hp->layout.obj_size;
+}
+
+/*
+ * 2. Is the object all zero as it leaves the pool? Only if its last free
+ * wiped it whole (as recorded). init_check verifies the extent that free
+ * wiped, and now and then the whole object, for writes beyond it.
+ */
+static inline bool known_clean(struct burst *b, uint32_t idx, void *obj, uint64_t m)
+{
+	size_t start = 0, end = b->obj_size, dirty;
+
+	if (!(m & META_WIPED))
+		return false;
+	if (!(b->flags & HDP_HF_INIT_CHECK))
+		return true;
+	if (!check_whole(b)) {
+		uint64_t w = atomic_load_explicit(&b->meta[idx].wiped, memory_order_relaxed);
+
+		start = (uint32_t)w;
+		end = (uint32_t)(w >> 32);
+	}
+	b->checks++;
+	if (hdp_unlikely(!is_clear((char *)obj + start, end - start, &dirty)))
+		b->wiped += report_dirty(b->hp, obj, start + dirty);
+	return true;
+}
+
+/*
+ * 4. Tag @obj if sampled in, zeroing its first @zero_len bytes with it
+ * (else just zeroing them): the tag, or 0.
+ */
+static inline unsigned tag_on_alloc(struct burst *b, uint32_t idx, void *obj, uint64_t m,
+				    size_t zero_len)
+{
+	unsigned avoid[3], tag;
+
+	if (!(b->flags & HDP_HF_TAG) || !tag_sampled_in(b)) {
+		if (zero_len)
+			zero_wipe(obj, zero_len);
+		return 0;
+	}
+	/* Not the slot's previous tag, not the neighbours': catch reuse and overflow. */
+	avoid[0] = META_PREV(m);
+	avoid[1] = idx > 0 ? memory_tag(b, idx - 1) : 0;
+	avoid[2] = idx + 1 < b->slots ? memory_tag(b, idx + 1) : 0;
+	tag = b->mte ? tag_mte_choose(obj, avoid, 3) : soft_tag_choose(&b->s.rng, avoid, 3);
+	set_tag(b, obj, tag, 0, zero_len);
+	b->tagged++;
+	return tag;
+}
+
+HDP_COLD static void report_bad_free(struct hdp_harden_pool *hp, void *obj, uint64_t m)
+{
+	char detail[96];
+
+	if (!(m & META_ALLOCATED)) {
+		hdp_harden_pool_violation(hp, HDP_V_DOUBLE_FREE, obj, hp->layout.obj_size,
+					  "the object is already free");
+		return;
+	}
+	snprintf(detail, sizeof(detail), "pointer tag %u, object tag %u: a stale handle",
+		 hdp_tag_of(obj), (m & META_TAGGED) ? META_TAG(m) : 0);
+	hdp_harden_pool_violation(hp, HDP_V_INVALID_FREE, obj, hp->layout.obj_size, detail);
+}
+
+/* Is a free through @tagged of an object recorded as @m (not 0) a good one? */
+static inline bool free_matches(const void *tagged, uint64_t m)
+{
+	unsigned ptag = hdp_tag_of(tagged), mtag = (m & META_TAGGED) ? META_TAG(m) : 0;
+
+	return (m & META_ALLOCATED) && (!ptag || ptag == mtag);
+}
+
+/* 1. Recorded in this epoch, the record is the truth: a bad free is certain. */
+static inline bool free_is_valid(struct burst *b, void *tagged, uint64_t m)
+{
+	if (!m)
+		return true;
+	b->checks++;
+	if (hdp_likely(free_matches(tagged, m)))
+		return true;
+	report_bad_free(b->hp, tagged, m);
+	return false;
+}
+
+/*
+ * 2. The bytes init_on_free writes zeros to: the write extent, if the
+ * object was all zero when it was handed out (else the bytes outside it
+ * are unknown: the whole object, once); without an extent, all of it.
+ */
+static inline struct hdp_extent wipe_extent(const struct burst *b, uint64_t m,
+					    const struct hdp_extent *ext)
+{
+	uint32_t size = (uint32_t)b->obj_size;
+	struct hdp_extent e = { 0, size };
+
+	if (!(b->flags & HDP_HF_INIT_FREE))
+		return (struct hdp_extent){ 0, 0 };
+	/*
+	 * init_on_free=on for cold objects: reading the bytes outside the
+	 * extent from memory costs more than writing zeros over them.
+	 */
+	if (ext && (m & META_CLEAN) && (!b->cold || (b->flags & HDP_HF_INIT_USED))) {
+		e.end = ext->end < size ? ext->end : size;
+		e.start = ext->start < e.end ? ext->start : e.end;
+	}
+	return e;
+}
+
+/* Zero what is not zero in [p, p + n): a read where nothing was written. */
+static inline size_t zero_if_dirty(char *p, size_t n)
+{
+	size_t dirty;
+
+	if (hdp_likely(zero_is_clear(p, n, &dirty)))
+		return 0;
+	zero_wipe(p + dirty, n - dirty);
+	return n - dirty;
+}
+
+/*
+ * init_on_free=on promises the whole object is zero after free, whatever
+ * was written where. Outside the extent it was zero when handed out, so
+ * reading it is enough, and it stays clean in the cache instead of being
+ * dirtied: writes go only where something was written.
+ */
+static inline size_t zero_outside(const struct burst *b, void *obj, struct hdp_extent e)
+{
+	size_t size = b->obj_size;
+
+	if ((b->flags & HDP_HF_INIT_USED) || (e.start == 0 && e.end == size))
+		return 0;
+	return zero_if_dirty(obj, e.start) + zero_if_dirty((char *)obj + e.end, size - e.end);
+}
+
+/* --- Allocation --------------------------------------------------------- */
+
+static void core_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			  struct hdp_harden_view v, void **objs, unsigned n)
+{
+	struct burst b = burst_begin(hp, t, v);
+
+	for (unsigned i = 0; i < n; i++) {
+		void *obj = objs[i];
+		uint32_t idx = slot_of(&b, obj);
+		uint64_t m = record(&b, idx);
+		size_t zero_len = 0;
+		unsigned tag;
+		bool clean;
+
+		forget_tag(&b, obj, m);
+		clean = known_clean(&b, idx, obj, m);
+		/* init_on_free already left it zero: do not wipe twice. */
+		if ((b.flags & HDP_HF_INIT_ALLOC) && !clean) {
+			zero_len = b.obj_size;
+			clean = true;
+		}
+		tag = tag_on_alloc(&b, idx, obj, m, zero_len);
+		b.wiped += zero_len;
+		if (tag)
+			objs[i] = (void *)((uintptr_t)obj | (uintptr_t)tag << HDP_TAG_SHIFT);
+		record_store(&b, idx, META_ALLOCATED | META_PREV(m) << 4 |
+			     (clean ? META_CLEAN : 0) | (tag ? META_TAGGED | tag : 0));
+	}
+	burst_end(&b, true);
+}
+
+void hdp_harden_pool_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			      struct hdp_harden_view v, void **objs, unsigned n)
+{
+	struct hdp_protection_burst pb;
+	struct hdp_protection_slot *s;
+
+	if (hdp_view_flags(v) & HDP_HF_RECORDS)
+		core_on_alloc(hp, t, v, objs, n);
+	hdp_for_each_hook(s, hp, hdp_view_protections(v), HDP_HOOK_ON_ALLOC) {
+		hdp_protection_burst_of(s, t, v, &pb);
+		s->reg->p->on_alloc(&pb, objs, n);
+	}
+}
+
+/* --- Free --------------------------------------------------------------- */
+
+/*
+ * The core's free steps over @n objects (n <= 64): the ones it refuses,
+ * as bits; the others are checked, wiped and recorded, and go untagged to
+ * @out (when not NULL). Inline so that hdp_harden_pool_on_free_one gets
+ * its own copy with n = 1: a PMD that frees mbufs one at a time then pays
+ * for one object, not a burst's set-up. @idxs: the objects' slots if the
+ * caller has them (else NULL); @never_tagged: the pool never had tags, so
+ * no record or pointer carries one.
+ */
+static inline __attribute__((always_inline)) uint64_t
+core_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, struct hdp_harden_view v,
+	     void *const *objs, const uint32_t *idxs, const struct hdp_extent *ext, unsigned n,
+	     bool never_tagged, void **out)
+{
+	struct burst b = burst_begin(hp, t, v);
+	uint64_t refused = 0;
+	unsigned kept = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		void *obj = hdp_untag(objs[i]);
+		uint32_t idx = idxs ? idxs[i] : slot_of(&b, obj);
+		uint64_t m = record(&b, idx);
+		unsigned mtag = !never_tagged && (m & META_TAGGED) ? META_TAG(m) : 0;
+		struct hdp_extent e;
+
+		if (!never_tagged)
+			forget_tag(&b, obj, m);
+		if (!free_is_valid(&b, objs[i], m)) {
+			refused |= UINT64_C(1) << i;
+			continue;
+		}
+		e = wipe_extent(&b, m, ext ? &ext[i] : NULL);
+		/* Retag to 0 so stale handles fault; sampled-out ones stay 0. */
+		if (mtag)
+			set_tag(&b, obj, 0, e.start, e.end);
+		else if (never_tagged)
+			zero_wipe_short((char *)obj + e.start, e.end - e.start);
+		else if (e.end > e.start)
+			zero_wipe((char *)obj + e.start, e.end - e.start);
+		b.wiped += e.end - e.start;
+		if (b.flags & HDP_HF_INIT_FREE) {
+			b.wiped += zero_outside(&b, obj, e);
+			if (!(b.flags & HDP_HF_INIT_USED))
+				e = (struct hdp_extent){ 0, (uint32_t)b.obj_size };
+		}
+		atomic_store_explicit(&b.meta[idx].wiped, e.start | (uint64_t)e.end << 32,
+				      memory_order_relaxed);
+		record_store(&b, idx, mtag << 4 | ((b.flags & HDP_HF_INIT_FREE) ? META_WIPED : 0));
+		if (out)
+			out[kept++] = obj;
+	}
+	burst_end(&b, false);
+	return refused;
+}
+
+/*
+ * Which of @n objects the core's free steps will refuse, without acting:
+ * one record load each, hot again for the steps after.
+ */
+static uint64_t core_refusals(struct hdp_harden_pool *hp, struct hdp_harden_view v,
+			      void *const *objs, unsigned n)
+{
+	struct burst b = burst_begin(hp, NULL, v);
+	uint64_t bad = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t m = record(&b, slot_of(&b, hdp_untag(objs[i])));
+
+		if (m && !free_matches(objs[i], m))
+			bad |= UINT64_C(1) << i;
+	}
+	return bad;
+}
+
+/*
+ * The registered free hooks over @n objects (n <= 64), told what the core
+ * will refuse: the objects they refuse besides, which stay with their
+ * owner.
+ */
+static __attribute__((noinline)) uint64_t
+registered_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+		   struct hdp_harden_view v, void *const *objs, const struct hdp_extent *ext,
+		   unsigned n)
+{
+	uint64_t core = 0, refused;
+	struct hdp_protection_burst pb;
+	struct hdp_protection_slot *s;
+
+	if (hdp_view_flags(v) & HDP_HF_RECORDS)
+		core = core_refusals(hp, v, objs, n);
+	refused = core;
+	hdp_for_each_hook(s, hp, hdp_view_protections(v), HDP_HOOK_ON_FREE) {
+		hdp_protection_burst_of(s, t, v, &pb);
+		pb.refused = refused;
+		refused |= s->reg->p->on_free(&pb, objs, ext, n);
+	}
+	return refused & ~core;
+}
+
+/* The objects not @refused go on, in order, with their extents. */
+static unsigned drop_refused(void *const *objs, const struct hdp_extent *ext, unsigned n,
+			     uint64_t refused, void **keep, struct hdp_extent *keep_ext)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (refused >> i & 1)
+			continue;
+		if (ext)
+			keep_ext[k] = ext[i];
+		keep[k++] = objs[i];
+	}
+	return k;
+}
+
+/* The core's steps, or none: the accepted objects, untagged, to @out. */
+static inline unsigned core_free_into(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				      struct hdp_harden_view v, void *const *objs,
+				      const struct hdp_extent *ext, unsigned n, void **out)
+{
+	unsigned kept = 0;
+
+	if (hdp_view_flags(v) & HDP_HF_RECORDS) {
+		uint64_t refused = core_on_free(hp, t, v, objs, NULL, ext, n, false, out);
+
+		return n - (unsigned)__builtin_popcountll(refused);
+	}
+	for (; kept < n; kept++)
+		out[kept] = hdp_untag(objs[kept]);
+	return kept;
+}
+
+unsigned hdp_harden_pool_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				 struct hdp_harden_view v, void *const *objs,
+				 const struct hdp_extent *ext, void **out, unsigned n)
+{
+	bool registered = hdp_view_protections(v) & hp->hook_mask[HDP_HOOK_ON_FREE];
+	unsigned kept = 0;
+
+	while (n) {
+		unsigned k = n < 64 ? n : 64, left = k;
+		void *keep[64];
+		struct hdp_extent keep_ext[64];
+		void *const *these = objs;
+		const struct hdp_extent *these_ext = ext;
+		uint64_t refused = 0;
+
+		if (hdp_unlikely(registered))
+			refused = registered_on_free(hp, t, v, objs, ext, k);
+		if (hdp_unlikely(refused)) {
+			left = drop_refused(objs, ext, k, refused, keep, keep_ext);
+			these = keep;
+			these_ext = ext ? keep_ext : NULL;
+		}
+		kept += core_free_into(hp, t, v, these, these_ext, left, out + kept);
+		objs += k;
+		if (ext)
+			ext += k;
+		n -= k;
+	}
+	return kept;
+}
+
+/* With a registered free hook on: the burst path, out of line. */
+static __attribute__((noinline)) bool free_one_registered(struct hdp_harden_pool *hp,
+							  struct hdp_harden_tls *t,
+							  struct hdp_harden_view v, void *obj,
+							  const struct hdp_extent *ext, void **out)
+{
+	return hdp_harden_pool_on_free(hp, t, v, &obj, ext, out, 1) == 1;
+}
+
+bool hdp_harden_pool_on_free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				 struct hdp_harden_view v, void *obj, uint32_t idx,
+				 const struct hdp_extent *ext, void **out)
+{
+	uint64_t refused;
+
+	if (hdp_unlikely(hdp_view_protections(v) & hp->hook_mask[HDP_HOOK_ON_FREE]))
+		return free_one_registered(hp, t, v, obj, ext, out);
+	if (!(hdp_view_flags(v) & HDP_HF_RECORDS)) {
+		*out = hdp_untag(obj);
+		return true;
+	}
+	if (hdp_likely(!hp->tags_seen))
+		refused = core_on_free(hp, t, v, &obj, &idx, ext, 1, true, NULL);
+	else
+		refused = core_on_free(hp, t, v, &obj, &idx, ext, 1, false, NULL);
+	if (refused)
+		return false;
+	*out = hdp_untag(obj);
+	return true;
+}
+
+/* --- Copies ------------------------------------------------------------- */
+
+HDP_COLD static int tag_fail(struct hdp_harden_pool *hp, const void *p, uintptr_t at, size_t n,
+			     unsigned mtag)
+{
+	char detail[96];
+
+	snprintf(detail, sizeof(detail), "pointer tag %u, memory tag %u at byte %zu of the access",
+		 hdp_tag_of(p), mtag, (size_t)(at - (uintptr_t)hdp_untag(p)));
+	hdp_harden_pool_violation(hp, HDP_V_TAG_MISMATCH, p, n, detail);
+	return -EFAULT;
+}
+
+/*
+ * 2. Every object [p, p + n) touches must carry the pointer's tag.
+ * Checked here for both backends, so that drop and report can refuse the
+ * copy; under MTE the CPU checks the copy again as it happens.
+ */
+static int tag_check_copy(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			  struct hdp_harden_view v, const void *p, size_t n)
+{
+	struct burst b = burst_begin(hp, t, v);
+	uintptr_t u = (uintptr_t)hdp_untag(p), last = u + n - 1;
+	unsigned ptag = hdp_tag_of(p);
+
+	/* The match-all tag; and a NULL pointer is bounds' to report, not ours. */
+	if (ptag == 0 || u < HDP_NULL_ZONE)
+		return 0;
+	if (t)
+		hdp_counter_add(&t->c.n[HDP_C_CHECKS], 1);
+	for (uintptr_t a = u; a <= last && a >= u;) {
+		unsigned mtag = 0;
+
+		if (a - b.base < hp->layout.span)
+			mtag = memory_tag(&b, slot_of(&b, (void *)a));
+		if (hdp_unlikely(mtag != ptag))
+			return tag_fail(hp, p, a, n, mtag);
+		/* On to the next object's first byte. */
+		a = a - (a - b.base) % b.stride + b.stride;
+	}
+	return 0;
+}
+
+static int check_copy(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, const void *p,
+		      size_t n, bool into_pool)
+{
+	struct hdp_harden_view v = hdp_harden_pool_view(hp);
+	unsigned flags = hdp_view_flags(v);
+	struct hdp_protection_burst pb;
+	struct hdp_protection_slot *s;
+	int ret;
+
+	if (n == 0)
+		return 0;
+	if (flags & HDP_HF_BOUNDS) {
+		if (t)
+			hdp_counter_add(&t->c.n[HDP_C_CHECKS], 1);
+		ret = bounds_check(hp, flags, p, n);
+		if (ret)
+			return ret;
+	}
+	if (flags & HDP_HF_TAG) {
+		ret = tag_check_copy(hp, t, v, p, n);
+		if (ret)
+			return ret;
+	}
+	hdp_for_each_hook(s, hp, hdp_view_protections(v), HDP_HOOK_ON_COPY) {
+		hdp_protection_burst_of(s, t, v, &pb);
+		ret = s->reg->p->on_copy(&pb, p, n, into_pool);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Under MTE the CPU checks the copy again as it happens: keep the tag. */
+static inline void *copy_ptr(const struct hdp_harden_pool *hp, const void *p)
+{
+	return hp->mte ? (void *)p : hdp_untag(p);
+}
+
+int hdp_harden_pool_copy_in(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			    void *dst, const void *src, size_t n)
+{
+	int ret = check_copy(hp, t, dst, n, true);
+
+	if (ret == 0 && n)
+		memcpy(copy_ptr(hp, dst), src, n);
+	return ret;
+}
+
+int hdp_harden_pool_copy_out(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			     void *dst, const void *src, size_t n)
+{
+	int ret = check_copy(hp, t, src, n, false);
+
+	if (ret == 0 && n)
+		memcpy(dst, copy_ptr(hp, src), n);
+	return ret;
+}

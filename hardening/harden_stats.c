@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The hardening part of a pool's report: a snapshot of its state and
+ * counters, and that snapshot as JSON and text, from the protections'
+ * descriptions (the core's and the registered ones') alone.
+ */
+#include "harden_internal.h"
+#include "protection_internal.h"
+
+#include <hdp/strbuf.h>
+
+#include <string.h>
+
+#define U(x) ((unsigned long long)(x))
+
+void hdp_harden_counters_add(struct hdp_harden_counters *sum,
+			     const struct hdp_harden_counters *c)
+{
+	for (unsigned i = 0; i < HDP_COUNTERS_MAX; i++)
+		hdp_counter_add(&sum->n[i], hdp_counter_read(&c->n[i]));
+	hdp_counter_add(&sum->held_in, hdp_counter_read(&c->held_in));
+	hdp_counter_add(&sum->held_out, hdp_counter_read(&c->held_out));
+}
+
+void hdp_harden_stats_get(struct hdp_harden_pool *hp, const struct hdp_harden_counters *live,
+			  struct hdp_harden_stats *out)
+{
+	struct hdp_harden_view v = hdp_harden_pool_view(hp);
+	struct hdp_harden_counters sum = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	hdp_harden_counters_add(&sum, &hp->retired);
+	if (live)
+		hdp_harden_counters_add(&sum, live);
+	out->flags = hdp_view_flags(v);
+	out->on_violation = hdp_view_policy(v);
+	out->epoch = v.epoch;
+	out->tag_backend = !(out->flags & HDP_HF_TAG) ? "off"
+			 : (out->flags & HDP_HF_TAG_MTE) ? "mte" : "soft";
+	for (unsigned i = 0; i < HDP_COUNTERS_MAX; i++)
+		out->counters[i] = hdp_counter_read(&sum.n[i]);
+	out->protections = hdp_view_protections(v);
+	out->held = hdp_counter_read(&sum.held_in) - hdp_counter_read(&sum.held_out);
+	out->changes = atomic_load(&hp->changes);
+	out->changed_at = atomic_load(&hp->changed_at);
+	pthread_mutex_lock(&hp->apply_lock);
+	out->profiled = hp->applied;
+	out->profile = hp->current;
+	memcpy(out->profile_text, hp->profile_text, sizeof(out->profile_text));
+	memcpy(out->exclude, hp->exclude_text, sizeof(out->exclude));
+	pthread_mutex_unlock(&hp->apply_lock);
+	for (int k = 0; k < HDP_V_MAX; k++)
+		out->violations[k] = atomic_load_explicit(&hp->violations[k],
+							  memory_order_relaxed);
+}
+
+uint64_t hdp_protection_counter(const struct hdp_harden_stats *h, unsigned i, unsigned c)
+{
+	const struct hdp_registry *reg = hdp_registry();
+
+	if (i >= reg->n || c >= reg->r[i].p->ncounters)
+		return 0;
+	return h->counters[HDP_C__CORE + reg->r[i].counter_base + c];
+}
+
+void hdp_hflags_format(struct hdp_strbuf *o, unsigned flags)
+{
+	static const char *const names[HDP_HF__COUNT] = {
+#define NAME(FLAG, name) [HDP_HFB_##FLAG] = #name,
+		HDP_HFLAGS(NAME)
+#undef NAME
+	};
+	size_t at = o->used;
+
+	for (unsigned i = 0; i < HDP_HF__COUNT; i++)
+		if (flags >> i & 1)
+			hdp_strbuf_printf(o, "%s%s", o->used > at ? "," : "", names[i]);
+	if (o->used == at)
+		hdp_strbuf_printf(o, "none");
+}
+
+void hdp_protection_stats_json(struct hdp_strbuf *o, const struct hdp_harden_stats *h)
+{
+	const struct hdp_registry *reg = hdp_registry();
+
+	hdp_strbuf_printf(o, "\"protections\":{");
+	for (unsigned i = 0; i < reg->n; i++) {
+		const struct hdp_registered *r = &reg->r[i];
+
+		hdp_strbuf_printf(o, "%s\"%s\":{\"on\":%s", i ? "," : "", r->p->name,
+				  (h->protections >> i & 1) ? "true" : "false");
+		for (unsigned c = 0; c < r->p->ncounters; c++)
+			hdp_strbuf_printf(o, ",\"%s\":%llu", r->p->counters[c].name,
+					  U(hdp_protection_counter(h, i, c)));
+		hdp_strbuf_printf(o, "}");
+	}
+	hdp_strbuf_printf(o, "}");
+}
+
+void hdp_protection_stats_text(struct hdp_strbuf *o, const struct hdp_harden_stats *h)
+{
+	const struct hdp_registry *reg = hdp_registry();
+
+	for (unsigned i = 0; i < reg->n; i++) {
+		const struct hdp_registered *r = &reg->r[i];
+
+		hdp_strbuf_printf(o, "  %s: %s", r->p->name,
+				  (h->protections >> i & 1) ? "on" : "off");
+		for (unsigned c = 0; c < r->p->ncounters; c++)
+			hdp_strbuf_printf(o, "%s %s %llu", c ? "," : ";", r->p->counters[c].name,
+					  U(hdp_protection_counter(h, i, c)));
+		hdp_strbuf_printf(o, "\n");
+	}
+}
+
+void hdp_harden_stats_json(struct hdp_strbuf *o, const struct hdp_harden_stats *h)
+{
+	hdp_strbuf_printf(o, "\"profile\":");
+	hdp_strbuf_json_string(o, h->profiled ? h->profile_text : "none");
+	hdp_strbuf_printf(o, ",\"exclude\":");
+	hdp_strbuf_json_string(o, h->exclude);
+	hdp_strbuf_printf(o, ",\"flags\":\"");
+	hdp_hflags_format(o, h->flags);
+	hdp_strbuf_printf(o, "\",\"on_violation\":\"%s\",\"tag\":\"%s\",\"epoch\":%llu",
+			  hdp_policy_name(h->on_violation), h->tag_backend, U(h->epoch));
+	for (unsigned c = 0; c < HDP_C__CORE; c++)
+		hdp_strbuf_printf(o, ",\"%s\":%llu", hdp_core_counter_name(c), U(h->counters[c]));
+	hdp_strbuf_printf(o, ",\"changes\":%llu,\"changed_at\":%lld,",
+			  U(h->changes), (long long)h->changed_at);
+	hdp_protection_stats_json(o, h);
+	hdp_strbuf_printf(o, ",\"violations\":{");
+	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
+		hdp_strbuf_printf(o, "%s\"%s\":%llu", k ? "," : "",
+				  hdp_violation_name((enum hdp_violation_kind)k), U(h->violations[k]));
+	hdp_strbuf_printf(o, "}");
+}
+
+void hdp_harden_stats_text(struct hdp_strbuf *o, const struct hdp_harden_stats *h)
+{
+	uint64_t total = 0;
+
+	hdp_strbuf_printf(o, "  hardening: ");
+	hdp_hflags_format(o, h->flags);
+	hdp_strbuf_printf(o, " (tags %s), on violation %s, epoch %llu, %llu profile changes\n",
+			  h->tag_backend, hdp_policy_name(h->on_violation), U(h->epoch),
+			  U(h->changes));
+	hdp_strbuf_printf(o, "  profile: %s\n", h->profiled ? h->profile_text : "none");
+	if (h->exclude[0])
+		hdp_strbuf_printf(o, "  excluded: %s\n", h->exclude);
+	hdp_strbuf_printf(o, "  counters:");
+	for (unsigned c = 0; c < HDP_C__CORE; c++)
+		hdp_strbuf_printf(o, "%s %s %llu", c ? "," : "", hdp_core_counter_name(c),
+				  U(h->counters[c]));
+	hdp_strbuf_printf(o, "\n");
+	hdp_protection_stats_text(o, h);
+	hdp_strbuf_printf(o, "  violations:");
+	for (unsigned k = 0; k < hdp_violation_kinds(); k++) {
+		total += h->violations[k];
+		if (h->violations[k])
+			hdp_strbuf_printf(o, " %s %llu",
+					  hdp_violation_name((enum hdp_violation_kind)k),
+					  U(h->violations[k]));
+	}
+	hdp_strbuf_printf(o, "%s\n", total ? "" : " none");
+}
