@@ -127,12 +127,20 @@ static inline bool hdp_layout_is_gap(const struct hdp_layout *l, uint32_t idx)
 	return l->gap_period && idx % l->gap_period >= l->gap_objs;
 }
 
+/* One run of power-of-two slots, no gaps: an AF_XDP UMEM, most pools. */
+static inline bool hdp_layout_is_plain(const struct hdp_layout *l)
+{
+	return !l->chunks && l->stride_shift != UINT32_MAX && !l->gap_period;
+}
+
 /* Is @a the start of an object (a slot's first byte, not in a gap)? */
 static inline bool hdp_layout_is_object(const struct hdp_layout *l, uintptr_t a)
 {
 	uint32_t idx;
 	size_t in_slot;
 
+	if (hdp_likely(hdp_layout_is_plain(l)))
+		return a - l->base < l->span && !((a - l->base) & (l->stride - 1));
 	return hdp_layout_slot(l, a, &idx, &in_slot) && in_slot == 0 &&
 	       !hdp_layout_is_gap(l, idx);
 }
@@ -146,6 +154,8 @@ static inline bool hdp_layout_holds(const struct hdp_layout *l, uint64_t off, ui
 	uint32_t idx;
 	size_t in_slot;
 
+	if (hdp_likely(hdp_layout_is_plain(l)))
+		return off < l->span && (off & (l->stride - 1)) + len <= l->obj_size;
 	return off < l->span && hdp_layout_slot(l, l->base + (uintptr_t)off, &idx, &in_slot) &&
 	       in_slot + len <= l->obj_size && !hdp_layout_is_gap(l, idx);
 }
