@@ -13,12 +13,8 @@
 #include <hdp/protection.h>
 #include <hdp/strbuf.h>
 
-#include <errno.h>
 #include <stddef.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "prom_text.h"
@@ -256,39 +252,4 @@ int hdp_fwd_stats_prometheus(struct hdp_fwd *f, char *buf, size_t len)
 	ports(&o, f);
 	pools(&o);
 	return (int)o.used;
-}
-
-int hdp_fwd_metrics_write(struct hdp_fwd *f, const char *path)
-{
-	static char text[1 << 18];	/* the main thread's alone */
-	char tmp[HDP_FWD_METRICS_PATH_MAX + 8];
-	int n = hdp_fwd_stats_prometheus(f, text, sizeof(text)), fd, ret = 0;
-	size_t done = 0;
-
-	if (n < 0 || (size_t)n >= sizeof(text))
-		return -E2BIG;
-	/* Not *.prom: the textfile collector never reads a half-written file. */
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	while (done < (size_t)n) {
-		ssize_t w = write(fd, text + done, (size_t)n - done);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		done += (size_t)w;
-	}
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
 }
