@@ -207,6 +207,7 @@ static int render(struct hdp_metrics_file *m, size_t *len, char *why)
 {
 	struct hdp_strbuf o = hdp_strbuf_init(m->text, sizeof(m->text));
 	struct timespec wall;
+	int ret;
 
 	clock_gettime(CLOCK_REALTIME, &wall);
 	hdp_strbuf_printf(&o, "%s: written by hdp-fwd (pid %ld) every %u s; removed when it stops "
@@ -223,7 +224,11 @@ static int render(struct hdp_metrics_file *m, size_t *len, char *why)
 			"Writes of this file that failed since hdp-fwd started.");
 	hdp_strbuf_printf(&o, "hdp_metrics_file_write_failures_total %llu\n",
 			  (unsigned long long)m->failures);
-	m->src.stats(m->src.ctx, "prometheus", &o);
+	ret = m->src.stats(m->src.ctx, "prometheus", &o);
+	if (ret) {
+		snprintf(why, WHY_MAX, "no stats to write: %s", strerror(-ret));
+		return ret;
+	}
 	if (o.used >= sizeof(m->text)) {
 		snprintf(why, WHY_MAX, "the metrics need %zu bytes, more than the %d hdp-fwd keeps",
 			 o.used + 1, TEXT_MAX);
@@ -246,8 +251,10 @@ static int create_fresh(const char *path, char *tmp, size_t tmp_len, struct stat
 	for (int i = 0; i < TMP_TRIES && fd < 0; i++) {
 		uint32_t r;
 
+		/* Early in boot without entropy: unpredictable enough for one write. */
 		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
-			r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)(now_s() * 1e9) ^ (uint32_t)i;
+			r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)(uint64_t)(now_s() * 1e9) ^
+			    (uint32_t)i;
 		if ((size_t)snprintf(tmp, tmp_len, "%s.tmp.%08x", path, r) >= tmp_len) {
 			snprintf(why, WHY_MAX, "path too long for a temporary name beside it");
 			return -ENAMETOOLONG;
@@ -267,7 +274,8 @@ static int create_fresh(const char *path, char *tmp, size_t tmp_len, struct stat
 	}
 	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
 	    st->st_nlink != 1) {
-		snprintf(why, WHY_MAX, "%s is not the plain file of its own hdp-fwd created", tmp);
+		snprintf(why, WHY_MAX, "%s, just created, is not a plain file of hdp-fwd's own: "
+			 "left as it is", tmp);
 		close(fd);
 		return -EPERM;
 	}
@@ -283,6 +291,8 @@ static int write_all(int fd, const char *text, size_t len)
 
 		if (w < 0 && errno != EINTR)
 			return -errno;
+		if (w == 0)
+			return -EIO;	/* a regular file takes something, or says why */
 		if (w > 0)
 			done += (size_t)w;
 	}
