@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "path_own.h"
+
 #define REPLY_MAX 65536
 #define DRAIN_MAX 65536		/* bytes read past a request before giving up */
 
@@ -46,8 +48,7 @@ struct client {
 struct hdp_ctl {
 	int fd;
 	struct hdp_ctl_source src;
-	dev_t dev;		/* the socket file we made: remove only that */
-	ino_t ino;
+	struct hdp_path_own own;	/* the socket file we made: remove only that */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct client clients[HDP_CTL_CLIENTS_MAX];
 };
@@ -74,8 +75,8 @@ int hdp_ctl_path_check(const char *path)
 	if (lstat(path, &st))
 		return 0;
 	if (!S_ISSOCK(st.st_mode)) {
-		hdp_log(HDP_LOG_ERR, "control socket %s: something that is not a socket is there; "
-			"refusing to replace it (give another --ctl)", path);
+		hdp_log(HDP_LOG_ERR, "control socket %s: %s is there, not a socket; refusing to "
+			"replace it (give another --ctl)", path, hdp_path_kind(&st));
 		return -EEXIST;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -150,10 +151,9 @@ struct hdp_ctl *hdp_ctl_open_source(const char *path, const struct hdp_ctl_sourc
 	old = umask(0177);
 	err = bind(c->fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
-	if (err || stat(path, &st) || chmod(path, 0600) || listen(c->fd, 16))
+	if (err || lstat(path, &st) || chmod(path, 0600) || listen(c->fd, 16))
 		goto err;
-	c->dev = st.st_dev;
-	c->ino = st.st_ino;
+	hdp_path_own_set(&c->own, &st);
 	return c;
 err:
 	err = errno;
@@ -361,7 +361,7 @@ int hdp_ctl_run(struct hdp_ctl *c, int max_ms)
 
 void hdp_ctl_close(struct hdp_ctl *c)
 {
-	struct stat st;
+	int err;
 
 	if (!c)
 		return;
@@ -370,9 +370,9 @@ void hdp_ctl_close(struct hdp_ctl *c)
 			client_close(&c->clients[i]);
 	close(c->fd);
 	/* Only the socket we made: another may have taken the path since. */
-	if (stat(c->path, &st) == 0 && st.st_dev == c->dev && st.st_ino == c->ino &&
-	    unlink(c->path) && errno != ENOENT)
+	err = hdp_path_own_remove(c->path, &c->own);
+	if (err && err != -ESTALE)
 		hdp_log(HDP_LOG_WARN, "control socket %s left behind: %s (with --user, put it "
-			"in a directory that user may write)", c->path, strerror(errno));
+			"in a directory that user may write)", c->path, strerror(-err));
 	free(c);
 }

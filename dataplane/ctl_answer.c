@@ -64,19 +64,28 @@ static int split_words(char *req, char **words)
 	}
 }
 
-/* The AF_XDP forwarder's answers: its stats, hdp's own pools. */
+/*
+ * The AF_XDP forwarder's answers: its stats, hdp's own pools. Appended to
+ * what @o holds (the metrics file puts its own lines first).
+ */
 static int fwd_stats(void *ctx, const char *format, struct hdp_strbuf *o)
 {
+	size_t room = o->used < o->len ? o->len - o->used : 0;
+	char *at = room ? o->buf + o->used : NULL;
 	struct hdp_fwd *f = ctx;
+	int n;
 
-	if (!format) {
-		o->used = (size_t)hdp_fwd_stats_text(f, o->buf, o->len);
-	} else if (strcmp(format, "json") == 0) {
-		o->used = (size_t)hdp_fwd_stats_json(f, o->buf, o->len);
+	if (!format)
+		n = hdp_fwd_stats_text(f, at, room);
+	else if (strcmp(format, "json") == 0)
+		n = hdp_fwd_stats_json(f, at, room);
+	else
+		n = hdp_fwd_stats_prometheus(f, at, room);
+	if (n < 0)
+		return n;
+	o->used += (size_t)n;
+	if (format && strcmp(format, "json") == 0)
 		hdp_strbuf_printf(o, "\n");
-	} else {
-		o->used = (size_t)hdp_fwd_stats_prometheus(f, o->buf, o->len);
-	}
 	return 0;
 }
 

@@ -25,6 +25,7 @@ void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg)
 	cfg->fill_size = 2048;
 	cfg->stats_interval = 1;
 	cfg->busy_budget = 64;
+	cfg->metrics_mode = 0644;	/* node_exporter reads it as another user */
 	hdp_harden_config_init(&cfg->harden);
 	hdp_harden_config_declare(&cfg->harden, HDP_FWD_UMEM_POOL);
 }
@@ -124,6 +125,28 @@ static int set_user(struct hdp_fwd_cfg *cfg, const char *value, const char *sour
 	return 0;
 }
 
+/*
+ * The metrics file's mode, octal: the owner reads and writes it, group and
+ * others may only read it. A file anyone else may write could be made to
+ * say anything (hdp_pool_violations_total 0) until the next interval.
+ */
+static int set_metrics_mode(struct hdp_fwd_cfg *cfg, const char *value, const char *source,
+			    int line)
+{
+	size_t len = strlen(value);
+	unsigned long m;
+
+	if (len < 3 || len > 4 || strspn(value, "01234567") != len)
+		return bad(source, line, "global", "metrics_mode", value,
+			   "expected an octal mode such as 0644");
+	m = strtoul(value, NULL, 8);
+	if ((m & ~0644ul) || (m & 0600) != 0600)
+		return bad(source, line, "global", "metrics_mode", value,
+			   "expected 0600, 0640, 0604 or 0644: read and write for the owner, "
+			   "read only for group and others");
+	cfg->metrics_mode = (unsigned)m;
+	return 0;
+}
 
 static int set_ports(struct hdp_fwd_cfg *cfg, const char *list, const char *source,
 		     int line);
@@ -224,6 +247,8 @@ int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
 		if (value[0] && value[0] != '/')
 			return bad(source, line, "global", key, value, "expected an absolute path");
 		strcpy(cfg->metrics_path, value);
+	} else if (strcmp(key, "metrics_mode") == 0) {
+		return set_metrics_mode(cfg, value, source, line);
 	} else {
 		snprintf(why, sizeof(why), "unknown key (see hdp-fwd --help)");
 		return bad(source, line, "global", key, value, why);

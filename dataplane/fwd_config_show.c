@@ -54,7 +54,8 @@ static void show_global(const struct hdp_fwd_cfg *c, FILE *out)
 	fprintf(out, "xdp_mode = %s\nzero_copy = %s\n", hdp_xdp_mode_name(c->xdp_mode),
 		hdp_zero_copy_name(c->zero_copy));
 	if (c->metrics_path[0])
-		fprintf(out, "metrics_file = %s\n", c->metrics_path);
+		fprintf(out, "metrics_file = %s\nmetrics_mode = %04o\n", c->metrics_path,
+			c->metrics_mode);
 }
 
 static void show_ports(const struct hdp_fwd_cfg *c, FILE *out)

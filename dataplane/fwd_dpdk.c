@@ -7,8 +7,8 @@
  * sends what queue Q of a port received on queue Q of its peer: every TX
  * queue has one sender, no lock. Same rewrites (macswap, l2) as on AF_XDP;
  * frames that cannot be rewritten (runts) or sent (TX full) are freed and
- * counted. The main lcore's worker also serves the control socket and the
- * stats lines between bursts.
+ * counted. The main lcore's worker also serves the control socket, the
+ * stats lines, the metrics file and SIGHUP between bursts.
  *
  * The mbuf pool has no per-lcore cache unless mbuf_cache says otherwise:
  * every mbuf crosses the hdp driver, so its profile holds for each one,
@@ -18,6 +18,7 @@
 
 #include <hdp/dpdk.h>
 #include <hdp/log.h>
+#include <hdp/metrics_file.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,36 @@ struct duties {
 	uint64_t last_rx;
 };
 
+/*
+ * SIGHUP: the file read and checked as on AF_XDP ports. What applies here
+ * is stats_interval and metrics_mode: the mbufs pool's profile lives in
+ * the driver and changes key by key (hdp-ctl set), so a reload says
+ * whether the file's differs rather than apply half of it.
+ */
+static void reload(struct dpdk_fwd *d, struct duties *t, double now)
+{
+	static struct hdp_fwd_cfg next;
+	struct hdp_profile was, wants;
+	char a[1024], b[1024];
+
+	if (d->hooks->reread(d->cfg, &next))
+		return;
+	hdp_harden_config_resolve(&d->cfg->harden, HDP_FWD_DPDK_POOL, &was);
+	hdp_harden_config_resolve(&next.harden, HDP_FWD_DPDK_POOL, &wants);
+	hdp_profile_format(&was, a, sizeof(a));
+	hdp_profile_format(&wants, b, sizeof(b));
+	d->cfg->stats_interval = next.stats_interval;
+	d->cfg->metrics_mode = next.metrics_mode;
+	t->next_stats = now + d->cfg->stats_interval;
+	hdp_metrics_file_reconfigure(d->metrics, d->cfg);
+	fprintf(stderr, "hdp-fwd: SIGHUP: %s read again (DPDK ports): stats_interval %u and "
+		"metrics_mode %04o applied; %s\n", d->hooks->config_file, d->cfg->stats_interval,
+		d->cfg->metrics_mode, strcmp(a, b) ? "the file's profile for pool " HDP_FWD_DPDK_POOL
+		" differs from the one it started with and is NOT applied on DPDK ports: change a "
+		"key with hdp-ctl set " HDP_FWD_DPDK_POOL " KEY VALUE" : "pool " HDP_FWD_DPDK_POOL
+		": profile unchanged");
+}
+
 static void main_duties(struct dpdk_fwd *d, struct duties *t)
 {
 	double now;
@@ -272,8 +303,13 @@ static void main_duties(struct dpdk_fwd *d, struct duties *t)
 	if (d->ctl)
 		hdp_ctl_run(d->ctl, 0);
 	now = now_s();
-	if (*d->signalled || (d->cfg->duration && now - d->start >= d->cfg->duration))
+	if (*d->hooks->stop || (d->cfg->duration && now - d->start >= d->cfg->duration))
 		atomic_store(&d->done, true);
+	if (*d->hooks->reload) {
+		*d->hooks->reload = 0;
+		reload(d, t, now);
+	}
+	hdp_metrics_file_tick(d->metrics);
 	if (d->cfg->stats_interval && now >= t->next_stats) {
 		uint64_t rx = total_rx(d);
 
@@ -358,7 +394,7 @@ static struct rte_mempool *make_pool(const struct hdp_fwd_cfg *cfg)
 					      HDP_DPDK_OPS_NAME);
 }
 
-static int start(struct dpdk_fwd *d, unsigned *started, bool drop_privileges)
+static int start(struct dpdk_fwd *d, unsigned *started)
 {
 	struct hdp_ctl_source src;
 	int ret = count_queues(d);
@@ -381,7 +417,11 @@ static int start(struct dpdk_fwd *d, unsigned *started, bool drop_privileges)
 		return 1;
 	}
 	/* Set-up is over; the ports run without any privilege from here. */
-	if (drop_privileges && hdp_fwd_drop_privileges(d->cfg))
+	if (d->hooks->drop_privileges && hdp_fwd_drop_privileges(d->cfg))
+		return 1;
+	/* As the user it runs as: a file it cannot write is said at once. */
+	if (d->cfg->metrics_path[0] && (!(d->metrics = hdp_metrics_file_open(d->cfg, &src)) ||
+					hdp_metrics_file_write(d->metrics)))
 		return 1;
 	return 0;
 }
@@ -421,7 +461,7 @@ static int mbufs_back(struct dpdk_fwd *d, int ret)
 }
 
 int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
-		     volatile sig_atomic_t *stop, bool drop_privileges)
+		     const struct hdp_fwd_dpdk_hooks *hooks)
 {
 	static struct dpdk_fwd d;
 	char *argv[EAL_ARGS_MAX], lcores[HDP_FWD_CORES_MAX * 6];
@@ -431,12 +471,13 @@ int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 	ret = check_ports(cfg);
 	if (!ret)
 		ret = eal_args(cfg, eal_argc, eal_argv, argv, &argc, lcores, sizeof(lcores));
-	/* A control socket path in use is refused before any set-up. */
-	if (!ret && cfg->ctl_path[0] && hdp_ctl_path_check(cfg->ctl_path))
+	/* A control socket or metrics path in use is refused before any set-up. */
+	if (!ret && ((cfg->ctl_path[0] && hdp_ctl_path_check(cfg->ctl_path)) ||
+		     hdp_metrics_path_check(cfg)))
 		ret = 2;
 	if (ret)
 		return ret;
-	d = (struct dpdk_fwd){ .cfg = cfg, .signalled = stop };
+	d = (struct dpdk_fwd){ .cfg = cfg, .hooks = hooks };
 	atomic_init(&d.done, false);
 	if (rte_eal_init(argc, argv) < 0) {
 		fprintf(stderr, "hdp-fwd: the EAL arguments after -- were refused: %s\n",
@@ -459,7 +500,8 @@ int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 		ret = 1;
 		goto out;
 	}
-	ret = start(&d, &started, drop_privileges);
+	d.start = now_s();
+	ret = start(&d, &started);
 	if (ret)
 		goto stop_ports;
 	announce(&d);
@@ -472,6 +514,8 @@ int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 	printf("--- summary after %.1f s\n", now_s() - d.start);
 	summary(&d);
 stop_ports:
+	hdp_metrics_file_close(d.metrics);
+	d.metrics = NULL;
 	hdp_ctl_close(d.ctl);
 	d.ctl = NULL;
 	for (unsigned i = 0; i < started; i++) {

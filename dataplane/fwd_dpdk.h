@@ -14,12 +14,26 @@
 
 #define HDP_FWD_DPDK_POOL "mbufs"
 
+/* What hdp-fwd's main lends the DPDK forwarder. */
+struct hdp_fwd_dpdk_hooks {
+	volatile sig_atomic_t *stop;		/* SIGINT, SIGTERM */
+	volatile sig_atomic_t *reload;		/* SIGHUP */
+	/*
+	 * The configuration read again, with the same checks and messages
+	 * as on AF_XDP ports: 0 with @next checked against @running, or
+	 * nonzero with the refusal said.
+	 */
+	int (*reread)(const struct hdp_fwd_cfg *running, struct hdp_fwd_cfg *next);
+	const char *config_file;		/* for messages; NULL: none */
+	bool drop_privileges;
+};
+
 /*
- * Run until *@stop or cfg->duration: 0 after a clean stop with every mbuf
- * back in its pool, 1 on a runtime failure, 2 for bad EAL arguments or
- * ports (said on stderr).
+ * Run until *@hooks->stop or cfg->duration: 0 after a clean stop with
+ * every mbuf back in its pool, 1 on a runtime failure, 2 for bad EAL
+ * arguments, ports or paths (said on stderr).
  */
 int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
-		     volatile sig_atomic_t *stop, bool drop_privileges);
+		     const struct hdp_fwd_dpdk_hooks *hooks);
 
 #endif /* HDP_FWD_DPDK_H */

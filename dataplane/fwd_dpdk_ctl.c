@@ -86,6 +86,19 @@ static void port_family(struct dpdk_fwd *d, struct hdp_strbuf *o, const char *na
 	}
 }
 
+/* One sample of a pool's family, of one violation @kind if not NULL. */
+static void pool_sample(struct hdp_strbuf *o, const char *name, const char *pool,
+			const char *kind, uint64_t value)
+{
+	hdp_strbuf_printf(o, "%s{", name);
+	hdp_prom_label(o, "pool", pool);
+	if (kind) {
+		hdp_strbuf_printf(o, ",");
+		hdp_prom_label(o, "kind", kind);
+	}
+	hdp_strbuf_printf(o, "} %llu\n", U(value));
+}
+
 static void stats_prometheus(struct dpdk_fwd *d, struct hdp_strbuf *o)
 {
 	struct hdp_dpdk_pool_stats st;
@@ -110,20 +123,17 @@ static void stats_prometheus(struct dpdk_fwd *d, struct hdp_strbuf *o)
 		return;
 	hdp_prom_family(o, "hdp_pool_allocations_total", "counter",
 			"Objects the pool's driver handed out.");
-	hdp_strbuf_printf(o, "hdp_pool_allocations_total{pool=\"%s\"} %llu\n", d->mp->name,
-			  U(st.allocs));
+	pool_sample(o, "hdp_pool_allocations_total", d->mp->name, NULL, st.allocs);
 	hdp_prom_family(o, "hdp_pool_frees_total", "counter", "Objects the pool's driver took back.");
-	hdp_strbuf_printf(o, "hdp_pool_frees_total{pool=\"%s\"} %llu\n", d->mp->name, U(st.frees));
+	pool_sample(o, "hdp_pool_frees_total", d->mp->name, NULL, st.frees);
 	hdp_prom_family(o, "hdp_pool_wiped_bytes_total", "counter", "Bytes zeroed by the profile.");
-	hdp_strbuf_printf(o, "hdp_pool_wiped_bytes_total{pool=\"%s\"} %llu\n", d->mp->name,
-			  U(st.bytes_wiped));
+	pool_sample(o, "hdp_pool_wiped_bytes_total", d->mp->name, NULL, st.bytes_wiped);
 	hdp_prom_family(o, "hdp_pool_violations_total", "counter",
 			"Violations found, by kind (bad_free: foreign, interior or past the end).");
-	hdp_strbuf_printf(o, "hdp_pool_violations_total{pool=\"%s\",kind=\"double_free\"} %llu\n"
-			  "hdp_pool_violations_total{pool=\"%s\",kind=\"bad_free\"} %llu\n"
-			  "hdp_pool_violations_total{pool=\"%s\",kind=\"write_after_free\"} %llu\n",
-			  d->mp->name, U(st.double_frees), d->mp->name, U(st.bad_frees),
-			  d->mp->name, U(st.writes_after_free));
+	pool_sample(o, "hdp_pool_violations_total", d->mp->name, "double_free", st.double_frees);
+	pool_sample(o, "hdp_pool_violations_total", d->mp->name, "bad_free", st.bad_frees);
+	pool_sample(o, "hdp_pool_violations_total", d->mp->name, "write_after_free",
+		    st.writes_after_free);
 }
 
 static int stats(void *ctx, const char *format, struct hdp_strbuf *o)

@@ -50,10 +50,11 @@ struct dpdk_fwd {
 	unsigned nqueues;		/* per port */
 	unsigned nworkers;		/* one per lcore */
 	struct dpdk_worker *w;
-	volatile sig_atomic_t *signalled;
+	const struct hdp_fwd_dpdk_hooks *hooks;	/* signals, reload */
 	atomic_bool done;		/* the duration is over, or a signal came */
 	double start;
 	struct hdp_ctl *ctl;
+	struct hdp_metrics_file *metrics;	/* or NULL */
 };
 
 /* A port's counters summed over the workers. */

@@ -2,7 +2,8 @@
 /*
  * The forwarder's counters in Prometheus' text exposition format (0.0.4):
  * one family at a time (HELP, TYPE, then every sample of it), counters
- * named *_total, units in names, label values escaped. Every violation
+ * named *_total, units in names, every label value that is not a constant
+ * of this file through hdp_prom_label (escaped, valid UTF-8). Every violation
  * kind is given, zero or not, so that rate() and alerts see a series from
  * the start.
  */
@@ -12,12 +13,8 @@
 #include <hdp/protection.h>
 #include <hdp/strbuf.h>
 
-#include <errno.h>
 #include <stddef.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "prom_text.h"
@@ -135,11 +132,21 @@ static void per_pool(struct hdp_strbuf *o, const struct pool_list *l, const char
 		uint64_t v;
 
 		memcpy(&v, (const char *)&l->st[i] + offset, sizeof(v));
-		hdp_strbuf_printf(o, "%s{pool=\"%s\"} %llu\n", name, l->st[i].name, U(v));
+		hdp_strbuf_printf(o, "%s{", name);
+		hdp_prom_label(o, "pool", l->st[i].name);
+		hdp_strbuf_printf(o, "} %llu\n", U(v));
 	}
 }
 
 #define AT(field) offsetof(struct hdp_pool_stats, field)
+
+static void protection_labels(struct hdp_strbuf *o, const struct hdp_pool_stats *st,
+			      const struct hdp_protection *prot)
+{
+	hdp_prom_label(o, "pool", st->name);
+	hdp_strbuf_printf(o, ",");
+	hdp_prom_label(o, "protection", prot->name);
+}
 
 /*
  * The registered protections (quarantine, redzone, shuffle, ...): whether
@@ -153,21 +160,25 @@ static void protections(struct hdp_strbuf *o, const struct pool_list *l)
 	hdp_prom_family(o, "hdp_pool_protection_on", "gauge",
 	       "A registered protection on (1) or off (0) in a pool (docs/HARDENING.md).");
 	for (unsigned i = 0; i < l->n; i++)
-		for (unsigned p = 0; p < n; p++)
-			hdp_strbuf_printf(o, "hdp_pool_protection_on{pool=\"%s\",protection=\"%s\"} %u\n",
-					  l->st[i].name, hdp_protection_get(p)->name,
-					  l->st[i].harden.protections >> p & 1);
+		for (unsigned p = 0; p < n; p++) {
+			hdp_strbuf_printf(o, "hdp_pool_protection_on{");
+			protection_labels(o, &l->st[i], hdp_protection_get(p));
+			hdp_strbuf_printf(o, "} %u\n", l->st[i].harden.protections >> p & 1);
+		}
 	hdp_prom_family(o, "hdp_pool_protection_events_total", "counter",
 	       "A registered protection's counters, by protection and counter name.");
 	for (unsigned i = 0; i < l->n; i++)
 		for (unsigned p = 0; p < n; p++) {
 			const struct hdp_protection *prot = hdp_protection_get(p);
 
-			for (unsigned c = 0; c < prot->ncounters; c++)
-				hdp_strbuf_printf(o, "hdp_pool_protection_events_total{pool=\"%s\","
-						  "protection=\"%s\",counter=\"%s\"} %llu\n",
-						  l->st[i].name, prot->name, prot->counters[c].name,
+			for (unsigned c = 0; c < prot->ncounters; c++) {
+				hdp_strbuf_printf(o, "hdp_pool_protection_events_total{");
+				protection_labels(o, &l->st[i], prot);
+				hdp_strbuf_printf(o, ",");
+				hdp_prom_label(o, "counter", prot->counters[c].name);
+				hdp_strbuf_printf(o, "} %llu\n",
 						  U(hdp_protection_counter(&l->st[i].harden, p, c)));
+			}
 		}
 	per_pool(o, l, "hdp_pool_held_objects", "gauge",
 		 "Freed objects a protection holds back now (a quarantine).", AT(harden.held));
@@ -182,14 +193,16 @@ static void pools(struct hdp_strbuf *o)
 
 	l.n = 0;
 	hdp_pool_foreach(collect, &l);
-	/* Pool names are [A-Za-z0-9_-]: nothing to escape; the profile is. */
 	hdp_prom_family(o, "hdp_pool_info", "gauge",
 	       "A pool, its hardening profile and where its memory comes from: 1 per pool.");
 	for (unsigned i = 0; i < l.n; i++) {
-		hdp_strbuf_printf(o, "hdp_pool_info{pool=\"%s\",", l.st[i].name);
+		hdp_strbuf_printf(o, "hdp_pool_info{");
+		hdp_prom_label(o, "pool", l.st[i].name);
+		hdp_strbuf_printf(o, ",");
 		hdp_prom_label(o, "profile", l.st[i].harden.profile_text);
-		hdp_strbuf_printf(o, ",tag_backend=\"%s\",huge=\"%s\"} 1\n",
-				  l.st[i].harden.tag_backend, l.st[i].huge ? "yes" : "no");
+		hdp_strbuf_printf(o, ",");
+		hdp_prom_label(o, "tag_backend", l.st[i].harden.tag_backend);
+		hdp_strbuf_printf(o, ",huge=\"%s\"} 1\n", l.st[i].huge ? "yes" : "no");
 	}
 	per_pool(o, &l, "hdp_pool_objects", "gauge", "Objects in the pool.", AT(obj_count));
 	per_pool(o, &l, "hdp_pool_objects_in_use", "gauge",
@@ -216,11 +229,13 @@ static void pools(struct hdp_strbuf *o)
 	hdp_prom_family(o, "hdp_pool_violations_total", "counter",
 	       "Memory-safety violations caught in the pool, by kind (docs/HARDENING.md).");
 	for (unsigned i = 0; i < l.n; i++)
-		for (unsigned k = 0; k < hdp_violation_kinds(); k++)
-			hdp_strbuf_printf(o, "hdp_pool_violations_total{pool=\"%s\",kind=\"%s\"} %llu\n",
-					  l.st[i].name,
-					  hdp_violation_name((enum hdp_violation_kind)k),
-					  U(l.st[i].harden.violations[k]));
+		for (unsigned k = 0; k < hdp_violation_kinds(); k++) {
+			hdp_strbuf_printf(o, "hdp_pool_violations_total{");
+			hdp_prom_label(o, "pool", l.st[i].name);
+			hdp_strbuf_printf(o, ",");
+			hdp_prom_label(o, "kind", hdp_violation_name((enum hdp_violation_kind)k));
+			hdp_strbuf_printf(o, "} %llu\n", U(l.st[i].harden.violations[k]));
+		}
 	protections(o, &l);
 }
 
@@ -229,46 +244,12 @@ int hdp_fwd_stats_prometheus(struct hdp_fwd *f, char *buf, size_t len)
 	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
 
 	hdp_prom_family(&o, "hdp_build_info", "gauge", "hdp-fwd's version: 1.");
-	hdp_strbuf_printf(&o, "hdp_build_info{version=\"%s\",mode=\"%s\"} 1\n", HDP_VERSION,
-			  hdp_fwd_mode_name(f->cfg->mode));
+	hdp_strbuf_printf(&o, "hdp_build_info{");
+	hdp_prom_label(&o, "version", HDP_VERSION);
+	hdp_strbuf_printf(&o, ",mode=\"%s\"} 1\n", hdp_fwd_mode_name(f->cfg->mode));
 	hdp_prom_family(&o, "hdp_workers", "gauge", "Worker threads forwarding.");
 	hdp_strbuf_printf(&o, "hdp_workers %u\n", f->nworkers);
 	ports(&o, f);
 	pools(&o);
 	return (int)o.used;
-}
-
-int hdp_fwd_metrics_write(struct hdp_fwd *f, const char *path)
-{
-	static char text[1 << 18];	/* the main thread's alone */
-	char tmp[HDP_FWD_METRICS_PATH_MAX + 8];
-	int n = hdp_fwd_stats_prometheus(f, text, sizeof(text)), fd, ret = 0;
-	size_t done = 0;
-
-	if (n < 0 || (size_t)n >= sizeof(text))
-		return -E2BIG;
-	/* Not *.prom: the textfile collector never reads a half-written file. */
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	while (done < (size_t)n) {
-		ssize_t w = write(fd, text + done, (size_t)n - done);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		done += (size_t)w;
-	}
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
 }

@@ -2,9 +2,10 @@
 /*
  * What a re-read configuration may change while hdp-fwd runs: the pools'
  * hardening profiles (through the same locked, epoch-starting path as
- * hdp-ctl set) and the status line interval. Everything else (ports,
- * queues, workers, rings, frames, the control socket, the user) is built
- * into the running forwarder and needs a restart.
+ * hdp-ctl set), the status line interval (the metrics file's too) and the
+ * metrics file's mode. Everything else (ports, queues, workers, rings,
+ * frames, mbufs, the control socket, the metrics file's path, the user)
+ * is built into the running forwarder and needs a restart.
  */
 #include <hdp/fwd.h>
 #include <hdp/pool.h>
@@ -41,6 +42,10 @@ const char *hdp_fwd_cfg_restart_key(const struct hdp_fwd_cfg *a, const struct hd
 		return "ring_size";
 	if (a->fill_size != b->fill_size)
 		return "fill_size";
+	if (a->mbuf_cache != b->mbuf_cache)
+		return "mbuf_cache";
+	if (a->mbuf_reuse != b->mbuf_reuse)
+		return "mbuf_reuse";
 	if (a->duration != b->duration)
 		return "duration";
 	if (a->busy_poll != b->busy_poll)
@@ -69,8 +74,9 @@ int hdp_fwd_reconfigure(struct hdp_fwd *f, struct hdp_fwd_cfg *running,
 
 	if (ret)
 		return ret;
-	/* Only the main thread reads these two; the workers never do. */
+	/* Only the main thread reads these; the workers never do. */
 	running->harden = next->harden;
 	running->stats_interval = next->stats_interval;
+	running->metrics_mode = next->metrics_mode;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <hdp/ctl.h>
 #include <hdp/fwd.h>
 #include <hdp/log.h>
+#include <hdp/metrics_file.h>
 #include <hdp/protection.h>
 
 #include <errno.h>
@@ -74,8 +75,10 @@ static void usage(FILE *f)
 "                        kernel gives the sockets no NAPI to poll (veth)\n"
 "  --frames N            UMEM frames (default 8192)\n"
 "  --metrics-file PATH   write the stats in Prometheus' text format to PATH\n"
-"                        (atomically) every stats interval, or every second with\n"
-"                        none: for node_exporter's textfile collector\n"
+"                        (atomically, in metrics_mode, 0644) every stats interval,\n"
+"                        or every second with none: for node_exporter's textfile\n"
+"                        collector; a PATH holding anything but hdp-fwd's own\n"
+"                        metrics is refused (status 2)\n"
 "  --user NAME|UID       once set up, run as this user (its control socket too)\n"
 "  --keep-capabilities   do not drop every capability once set up (debugging)\n"
 "  --list-keys           every hardening key (pool keys in [pool:...] and --harden):\n"
@@ -84,13 +87,15 @@ static void usage(FILE *f)
 "\n"
 "[global] keys: mode, ports, cores, duration, stats_interval, ctl_socket,\n"
 "busy_poll, busy_budget, frames, frame_size (2048|4096), batch, ring_size,\n"
-"fill_size, huge_dir, user, metrics_file, xdp_mode (auto|native|generic),\n"
-"zero_copy (auto|on|off), mbuf_cache (DPDK ports: 0-512, default 0),\n"
+"fill_size, huge_dir, user, metrics_file, metrics_mode (0600|0640|0604|0644),\n"
+"xdp_mode (auto|native|generic), zero_copy (auto|on|off),\n"
+"mbuf_cache (DPDK ports: 0-512, default 0),\n"
 "mbuf_reuse (DPDK ports: reuse queue depth 0-65536, default 1024).\n"
 "[port:IF] keys: peer, src_mac, dst_mac.\n"
-"SIGHUP re-reads the --config file with the same options: pool profiles and\n"
-"stats_interval change at once; a file with errors, or changes that need a\n"
-"restart, are refused with a message and change nothing.\n"
+"SIGHUP re-reads the --config file with the same options: pool profiles (not\n"
+"on DPDK ports), stats_interval and metrics_mode change at once; a file with\n"
+"errors, or changes that need a restart, are refused with a message and change\n"
+"nothing.\n"
 "Exit status: 0 clean stop, 1 runtime failure, 2 bad options or configuration.\n",
 		HDP_CTL_DEFAULT_PATH);
 }
@@ -138,6 +143,8 @@ static void reserve_hugepages(const struct hdp_fwd_cfg *cfg)
 }
 
 static int eal_argc;
+static int opt_argc;		/* hdp-fwd's own arguments, before any "--" */
+static char **opt_argv;
 static bool check_only;		/* --check-config: print what would run, and exit */
 static const char *config_file;
 static char **eal_argv;
@@ -177,6 +184,9 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 			break;
 		}
 	}
+	/* What a reload parses again: "--" is gone from argv now. */
+	opt_argc = argc;
+	opt_argv = argv;
 	/* The file first, whatever the order on the line: options win over it. */
 	for (int i = 1; i < argc; i++) {
 		const char *file = NULL;
@@ -303,19 +313,6 @@ static void status_line(struct hdp_fwd *f, double t, double dt, uint64_t *last_r
 	*last_tx = tx;
 }
 
-/* Said when writing starts failing and when it works again, not every time. */
-static void metrics(struct hdp_fwd *f, const char *path, bool *failing)
-{
-	int ret = hdp_fwd_metrics_write(f, path);
-
-	if (ret && !*failing)
-		fprintf(stderr, "hdp-fwd: metrics file %s: %s (said once until it works again)\n",
-			path, strerror(-ret));
-	else if (!ret && *failing)
-		fprintf(stderr, "hdp-fwd: metrics file %s: written again\n", path);
-	*failing = ret != 0;
-}
-
 static void cfg_start(struct hdp_fwd_cfg *cfg)
 {
 	hdp_fwd_cfg_defaults(cfg);
@@ -327,46 +324,65 @@ static void cfg_start(struct hdp_fwd_cfg *cfg)
 
 /*
  * SIGHUP: the file again, with the same command line on top (its options
- * still win), checked whole before anything changes. Messages go to
- * stderr, which is the journal under systemd.
+ * still win), checked whole before anything changes: 0 with @next ready
+ * to apply, or -EINVAL with the refusal said. Messages go to stderr,
+ * which is the journal under systemd. DPDK ports are not interfaces to
+ * count queues of.
  */
-static void reload(struct hdp_fwd *f, struct hdp_fwd_cfg *cfg, int argc, char **argv)
+static int reread(const struct hdp_fwd_cfg *cur, struct hdp_fwd_cfg *next, bool dpdk)
 {
-	static struct hdp_fwd_cfg next;
 	const char *key;
-	struct hdp_pool_stats st;
 
 	if (!config_file) {
 		fprintf(stderr, "hdp-fwd: SIGHUP: no configuration file to read again (started "
 			"without --config): nothing changed\n");
-		return;
+		return -EINVAL;
 	}
-	cfg_start(&next);
+	cfg_start(next);
 	optind = 0;	/* getopt from the start, state and all */
-	if (parse_args(argc, argv, &next)) {
+	if (parse_args(opt_argc, opt_argv, next)) {
 		fprintf(stderr, "hdp-fwd: SIGHUP: %s refused (errors above): nothing changed\n",
 			config_file);
-		return;
+		return -EINVAL;
 	}
-	if (hdp_fwd_cfg_expand_queues(&next)) {
+	if (!dpdk && hdp_fwd_cfg_expand_queues(next)) {
 		fprintf(stderr, "hdp-fwd: SIGHUP: %s refused (its ports, above): nothing changed\n",
 			config_file);
-		return;
+		return -EINVAL;
 	}
-	key = hdp_fwd_cfg_restart_key(cfg, &next);
+	key = hdp_fwd_cfg_restart_key(cur, next);
 	if (key) {
 		fprintf(stderr, "hdp-fwd: SIGHUP: %s changes %s, which needs a restart: "
 			"nothing changed\n", config_file, key);
-		return;
+		return -EINVAL;
 	}
+	return 0;
+}
+
+#if HDP_HAVE_DPDK
+static int reread_dpdk(const struct hdp_fwd_cfg *cur, struct hdp_fwd_cfg *next)
+{
+	return reread(cur, next, true);
+}
+#endif
+
+/* SIGHUP on AF_XDP ports: 0 when the file was read and applied. */
+static int reload(struct hdp_fwd *f, struct hdp_fwd_cfg *cfg)
+{
+	static struct hdp_fwd_cfg next;
+	struct hdp_pool_stats st;
+
+	if (reread(cfg, &next, false))
+		return -EINVAL;
 	if (hdp_fwd_reconfigure(f, cfg, &next)) {
 		fprintf(stderr, "hdp-fwd: SIGHUP: %s could not be applied (above): nothing "
 			"changed\n", config_file);
-		return;
+		return -EINVAL;
 	}
 	hdp_pool_stats_get(hdp_fwd_pool(f), &st);
 	fprintf(stderr, "hdp-fwd: SIGHUP: %s read again; pool %s: %s\n", config_file,
 		HDP_FWD_UMEM_POOL, st.harden.profile_text);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -376,8 +392,9 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct hdp_ctl *ctl = NULL;
 	struct hdp_fwd *f;
-	double start, next_stats, last_stats, next_metrics = 0;
-	bool metrics_failing = false;
+	struct hdp_metrics_file *metrics = NULL;
+	struct hdp_ctl_source src;
+	double start, next_stats, last_stats;
 	uint64_t last_rx = 0, last_tx = 0;
 	char why[256];
 	unsigned lost;
@@ -388,6 +405,9 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (check_only) {
+		/* Before systemd starts it: a metrics_file naming another file fails here. */
+		if (hdp_metrics_path_check(&cfg))
+			return 2;
 		hdp_fwd_cfg_show(&cfg, config_file, stdout);
 		return fflush(stdout) ? 1 : 0;
 	}
@@ -399,15 +419,21 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (eal_argc) {
 #if HDP_HAVE_DPDK
-		return hdp_fwd_dpdk_run(&cfg, eal_argc, eal_argv, &stop_requested, !keep_caps);
+		struct hdp_fwd_dpdk_hooks hooks = {
+			.stop = &stop_requested, .reload = &reload_requested,
+			.reread = reread_dpdk, .config_file = config_file,
+			.drop_privileges = !keep_caps,
+		};
+
+		return hdp_fwd_dpdk_run(&cfg, eal_argc, eal_argv, &hooks);
 #else
 		fprintf(stderr, "hdp-fwd: EAL arguments after --, but built without DPDK\n");
 		return 2;
 #endif
 	}
 
-	/* A control socket path in use is refused before any set-up. */
-	if (cfg.ctl_path[0] && hdp_ctl_path_check(cfg.ctl_path))
+	/* A control socket or metrics path in use is refused before any set-up. */
+	if ((cfg.ctl_path[0] && hdp_ctl_path_check(cfg.ctl_path)) || hdp_metrics_path_check(&cfg))
 		return 2;
 	if (hdp_fwd_cfg_expand_queues(&cfg))
 		return 2;
@@ -437,18 +463,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* As the user it runs as: a file it cannot write is said at once. */
-	if (cfg.metrics_path[0] && (ret = hdp_fwd_metrics_write(f, cfg.metrics_path))) {
-		fprintf(stderr, "hdp-fwd: metrics file %s: %s\n", cfg.metrics_path, strerror(-ret));
+	src = hdp_ctl_fwd_source(f);
+	if (cfg.metrics_path[0] && (!(metrics = hdp_metrics_file_open(&cfg, &src)) ||
+				    hdp_metrics_file_write(metrics))) {
+		hdp_metrics_file_close(metrics);
 		hdp_ctl_close(ctl);
 		hdp_fwd_destroy(f);
 		return 1;
 	}
 	if (stop_requested) {
 		printf("hdp-fwd: stopped during set-up\n");
+		hdp_metrics_file_close(metrics);
 		hdp_ctl_close(ctl);
 		return hdp_fwd_destroy(f) ? 1 : 0;
 	}
 	if (hdp_fwd_start(f)) {
+		hdp_metrics_file_close(metrics);
 		hdp_ctl_close(ctl);
 		hdp_fwd_destroy(f);
 		return 1;
@@ -498,7 +528,9 @@ int main(int argc, char **argv)
 
 			reload_requested = 0;
 			hdp_sd_notify("RELOADING=1");
-			reload(f, &cfg, argc, argv);
+			/* The file shows what changed (profiles, interval) at once. */
+			if (reload(f, &cfg) == 0)
+				hdp_metrics_file_reconfigure(metrics, &cfg);
 			hdp_sd_notify("READY=1");
 			if (cfg.stats_interval != was)
 				next_stats = t + cfg.stats_interval;
@@ -508,10 +540,7 @@ int main(int argc, char **argv)
 			last_stats = t;
 			next_stats += cfg.stats_interval;
 		}
-		if (cfg.metrics_path[0] && t >= next_metrics) {
-			metrics(f, cfg.metrics_path, &metrics_failing);
-			next_metrics = t + (cfg.stats_interval ? cfg.stats_interval : 1);
-		}
+		hdp_metrics_file_tick(metrics);
 	}
 	hdp_sd_notify("STOPPING=1");
 	hdp_fwd_stop(f);
@@ -519,9 +548,7 @@ int main(int argc, char **argv)
 	hdp_fwd_stats_text(f, summary, sizeof(summary));
 	printf("--- summary after %.1f s\n%s", now_s() - start, summary);
 	hdp_ctl_close(ctl);
-	/* Stopped: its figures go with it, rather than stay as if current. */
-	if (cfg.metrics_path[0])
-		unlink(cfg.metrics_path);
+	hdp_metrics_file_close(metrics);
 	running = NULL;
 	lost = hdp_fwd_destroy(f);
 	if (lost) {

@@ -9,7 +9,12 @@
 
 #include <hdp/strbuf.h>
 
-/* name="value", with '\\', '"' and newlines escaped as the format asks. */
+/*
+ * name="value", with '\\', '"' and newlines escaped as the format asks, and
+ * always valid UTF-8: a byte that is not is written as the character of
+ * the same number, as the JSON stats write it. Every label value goes
+ * through here, whoever named it.
+ */
 void hdp_prom_label(struct hdp_strbuf *o, const char *name, const char *value);
 
 /* "# HELP name help" and "# TYPE name type". */

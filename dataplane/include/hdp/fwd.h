@@ -74,6 +74,7 @@ struct hdp_fwd_cfg {
 	char huge_dir[256];		/* hugetlbfs mount for the UMEM, or "" */
 	char user[64];			/* run as this user once set up, or "" */
 	char metrics_path[HDP_FWD_METRICS_PATH_MAX];	/* Prometheus text file, or "" */
+	unsigned metrics_mode;		/* its mode, whatever the umask (0644) */
 	enum hdp_xdp_mode xdp_mode;	/* how the XDP program is attached */
 	enum hdp_zero_copy zero_copy;
 	uint32_t uid, gid;		/* of user, resolved when it is set */
@@ -161,8 +162,8 @@ struct hdp_fwd;
 
 /*
  * Apply what may change at run time from @next: every pool's profile
- * (between bursts, as hdp-ctl set does) and stats_interval, copied into
- * @running. 0, or a negative errno with nothing changed in @running.
+ * (between bursts, as hdp-ctl set does), stats_interval and metrics_mode,
+ * copied into @running. 0, or a negative errno with nothing changed in @running.
  */
 int hdp_fwd_reconfigure(struct hdp_fwd *f, struct hdp_fwd_cfg *running,
 			const struct hdp_fwd_cfg *next);
@@ -268,13 +269,6 @@ int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len);
 int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len);
 /* Stats in Prometheus' text format (docs/OPERATIONS.md lists them). */
 int hdp_fwd_stats_prometheus(struct hdp_fwd *f, char *buf, size_t len);
-
-/*
- * Write the Prometheus stats to @path atomically (a temporary file in the
- * same directory, then rename), for node_exporter's textfile collector.
- * 0 or a negative errno.
- */
-int hdp_fwd_metrics_write(struct hdp_fwd *f, const char *path);
 
 /*
  * The per-packet pieces, exposed for tests.

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The metrics file (hdp/metrics_file.h): which file at its path is
+ * hdp-fwd's own, how each copy is made and published, and what happens
+ * while that fails.
+ *
+ * The threat is a user who may write the textfile directory (on Debian it
+ * belongs to "prometheus"), or a typo in metrics_file. The first may put
+ * anything beside the path and must neither stall the control loop (a
+ * FIFO opened for writing blocks until a reader comes) nor get hdp-fwd to
+ * write or publish a file of theirs (which they could then rewrite); the
+ * second must not cost the file it names.
+ */
+#include <hdp/ctl.h>
+#include <hdp/fwd.h>
+#include <hdp/log.h>
+#include <hdp/metrics_file.h>
+#include <hdp/strbuf.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "path_own.h"
+#include "prom_text.h"
+
+#define TEXT_MAX (1 << 18)
+#define TMP_TRIES 8		/* fresh names tried before giving up on a write */
+#define STRANGERS_SAID_MAX 4	/* foreign files beside the path named one by one */
+#define WHY_MAX 384
+
+struct hdp_metrics_file {
+	struct hdp_ctl_source src;
+	char path[HDP_FWD_METRICS_PATH_MAX];
+	unsigned mode;
+	unsigned interval;		/* seconds between writes */
+	double next;			/* CLOCK_MONOTONIC seconds of the next write */
+	struct hdp_path_own own;	/* the file renamed into place last */
+	bool failing;
+	uint64_t failures;		/* writes that failed since start */
+	char text[TEXT_MAX];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static unsigned interval_of(const struct hdp_fwd_cfg *cfg)
+{
+	return cfg->stats_interval ? cfg->stats_interval : 1;
+}
+
+/*
+ * Is @path, whose lstat is @st, hdp-fwd's own metrics as @owner writes
+ * them? If not, what it is goes into @what. Nothing here can block: only
+ * a regular file is opened, with O_NONBLOCK in case a FIFO took its place
+ * since the lstat (then the fstat tells).
+ */
+static bool is_own_metrics(const char *path, const struct stat *st, uid_t owner, char *what,
+			   size_t len)
+{
+	static const char marker[] = HDP_METRICS_MARKER;
+	char head[sizeof(marker)];
+	struct stat fst;
+	ssize_t n = -1;
+	int fd;
+
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(what, len, "%s", hdp_path_kind(st));
+		return false;
+	}
+	if (st->st_uid != owner) {
+		snprintf(what, len, "a file of uid %u (hdp-fwd writes as uid %u)",
+			 (unsigned)st->st_uid, (unsigned)owner);
+		return false;
+	}
+	if (st->st_nlink != 1) {
+		snprintf(what, len, "a file with %lu links", (unsigned long)st->st_nlink);
+		return false;
+	}
+	if (st->st_size == 0)
+		return true;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(what, len, "a file hdp-fwd cannot read (%s)", strerror(errno));
+		return false;
+	}
+	if (fstat(fd, &fst) == 0 && fst.st_dev == st->st_dev && fst.st_ino == st->st_ino)
+		n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	if (n < 0) {
+		snprintf(what, len, "a file that changed while hdp-fwd read it");
+		return false;
+	}
+	if ((size_t)n < sizeof(marker) - 1 || memcmp(head, marker, sizeof(marker) - 1)) {
+		snprintf(what, len, "a regular file that hdp-fwd did not write (its first line "
+			 "is not \"%s...\")", marker);
+		return false;
+	}
+	return true;
+}
+
+int hdp_metrics_path_check(const struct hdp_fwd_cfg *cfg)
+{
+	uid_t owner = cfg->user[0] ? (uid_t)cfg->uid : geteuid();
+	char what[160];
+	struct stat st;
+
+	if (!cfg->metrics_path[0])
+		return 0;
+	if (lstat(cfg->metrics_path, &st)) {
+		int err = errno;
+
+		if (err == ENOENT)
+			return 0;
+		hdp_log(HDP_LOG_ERR, "metrics file %s: %s", cfg->metrics_path, strerror(err));
+		return -err;
+	}
+	if (is_own_metrics(cfg->metrics_path, &st, owner, what, sizeof(what)))
+		return 0;
+	hdp_log(HDP_LOG_ERR, "metrics file %s: %s is there; refusing to replace it: hdp-fwd "
+		"replaces only metrics it wrote (give another metrics_file, or remove it)",
+		cfg->metrics_path, what);
+	return -EEXIST;
+}
+
+/*
+ * Temporary files beside the path (PATH.tmp.*, and PATH.tmp, the one name
+ * hdp-fwd used before): an earlier hdp-fwd killed while writing left its
+ * own, which go. Anyone else's are named once and left alone: no write
+ * ever opens a name that exists, so they can do nothing.
+ */
+static void sweep_beside(const struct hdp_metrics_file *m)
+{
+	char dir[HDP_FWD_METRICS_PATH_MAX], full[HDP_FWD_METRICS_PATH_MAX + 256], what[160];
+	const char *base = strrchr(m->path, '/') + 1;	/* metrics_file is absolute */
+	size_t blen = strlen(base);
+	unsigned strangers = 0;
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base - m->path - 1), m->path);
+	d = opendir(dir[0] ? dir : "/");
+	if (!d)
+		return;		/* the first write says why */
+	while ((e = readdir(d))) {
+		const char *rest = e->d_name + blen;
+
+		if (strncmp(e->d_name, base, blen) || strncmp(rest, ".tmp", 4) ||
+		    (rest[4] && rest[4] != '.'))
+			continue;
+		snprintf(full, sizeof(full), "%s/%s", dir, e->d_name);
+		if (lstat(full, &st))
+			continue;
+		if (is_own_metrics(full, &st, geteuid(), what, sizeof(what))) {
+			if (unlink(full) == 0)
+				hdp_log(HDP_LOG_INFO, "metrics file %s: removed %s, left by an "
+					"earlier hdp-fwd", m->path, full);
+		} else if (strangers++ < STRANGERS_SAID_MAX) {
+			hdp_log(HDP_LOG_WARN, "metrics file %s: %s beside it is %s, not hdp-fwd's: "
+				"left alone, and never written (each write makes a new file)",
+				m->path, full, what);
+		}
+	}
+	closedir(d);
+	if (strangers > STRANGERS_SAID_MAX)
+		hdp_log(HDP_LOG_WARN, "metrics file %s: and %u more such files beside it",
+			m->path, strangers - STRANGERS_SAID_MAX);
+}
+
+struct hdp_metrics_file *hdp_metrics_file_open(const struct hdp_fwd_cfg *cfg,
+					       const struct hdp_ctl_source *src)
+{
+	struct hdp_metrics_file *m;
+
+	if (cfg->metrics_path[0] != '/') {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->src = *src;
+	snprintf(m->path, sizeof(m->path), "%s", cfg->metrics_path);
+	m->mode = cfg->metrics_mode;
+	m->interval = interval_of(cfg);
+	sweep_beside(m);
+	return m;
+}
+
+/* The exposition: the marker, the file's own freshness, then the source's. */
+static int render(struct hdp_metrics_file *m, size_t *len, char *why)
+{
+	struct hdp_strbuf o = hdp_strbuf_init(m->text, sizeof(m->text));
+	struct timespec wall;
+	int ret;
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	hdp_strbuf_printf(&o, "%s: written by hdp-fwd (pid %ld) every %u s; removed when it stops "
+			  "or cannot write it\n", HDP_METRICS_MARKER, (long)getpid(), m->interval);
+	hdp_prom_family(&o, "hdp_metrics_file_timestamp_seconds", "gauge",
+			"When hdp-fwd wrote this file (Unix time): a file older than a few "
+			"intervals is stale.");
+	hdp_strbuf_printf(&o, "hdp_metrics_file_timestamp_seconds %lld.%03ld\n",
+			  (long long)wall.tv_sec, wall.tv_nsec / 1000000);
+	hdp_prom_family(&o, "hdp_metrics_file_interval_seconds", "gauge",
+			"How often hdp-fwd writes this file.");
+	hdp_strbuf_printf(&o, "hdp_metrics_file_interval_seconds %u\n", m->interval);
+	hdp_prom_family(&o, "hdp_metrics_file_write_failures_total", "counter",
+			"Writes of this file that failed since hdp-fwd started.");
+	hdp_strbuf_printf(&o, "hdp_metrics_file_write_failures_total %llu\n",
+			  (unsigned long long)m->failures);
+	ret = m->src.stats(m->src.ctx, "prometheus", &o);
+	if (ret) {
+		snprintf(why, WHY_MAX, "no stats to write: %s", strerror(-ret));
+		return ret;
+	}
+	if (o.used >= sizeof(m->text)) {
+		snprintf(why, WHY_MAX, "the metrics need %zu bytes, more than the %d hdp-fwd keeps",
+			 o.used + 1, TEXT_MAX);
+		return -E2BIG;
+	}
+	*len = o.used;
+	return 0;
+}
+
+/*
+ * A file nobody else has seen: a random name beside the path, created by
+ * this call (O_EXCL; O_NOFOLLOW and O_NONBLOCK so that nothing found there
+ * is ever followed or waited on), then checked to be what was asked for.
+ */
+static int create_fresh(const char *path, char *tmp, size_t tmp_len, struct stat *st,
+			char *why)
+{
+	int fd = -1;
+
+	for (int i = 0; i < TMP_TRIES && fd < 0; i++) {
+		uint32_t r;
+
+		/* Early in boot without entropy: unpredictable enough for one write. */
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+			r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)(uint64_t)(now_s() * 1e9) ^
+			    (uint32_t)i;
+		if ((size_t)snprintf(tmp, tmp_len, "%s.tmp.%08x", path, r) >= tmp_len) {
+			snprintf(why, WHY_MAX, "path too long for a temporary name beside it");
+			return -ENAMETOOLONG;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+			  0600);
+		if (fd < 0 && errno != EEXIST) {
+			int err = errno;
+
+			snprintf(why, WHY_MAX, "cannot create %s: %s", tmp, strerror(err));
+			return -err;
+		}
+	}
+	if (fd < 0) {
+		snprintf(why, WHY_MAX, "%d fresh names beside it were all taken", TMP_TRIES);
+		return -EEXIST;
+	}
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
+	    st->st_nlink != 1) {
+		snprintf(why, WHY_MAX, "%s, just created, is not a plain file of hdp-fwd's own: "
+			 "left as it is", tmp);
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+static int write_all(int fd, const char *text, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t w = write(fd, text + done, len - done);
+
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (w == 0)
+			return -EIO;	/* a regular file takes something, or says why */
+		if (w > 0)
+			done += (size_t)w;
+	}
+	return 0;
+}
+
+/* The path still free for a new copy: nothing there, or hdp-fwd's own. */
+static int check_target(const struct hdp_metrics_file *m, char *why)
+{
+	char what[160];
+	struct stat st;
+
+	if (lstat(m->path, &st)) {
+		int err = errno;
+
+		if (err == ENOENT)
+			return 0;
+		snprintf(why, WHY_MAX, "cannot tell what is there: %s", strerror(err));
+		return -err;
+	}
+	if (hdp_path_own_is(&m->own, &st) ||
+	    is_own_metrics(m->path, &st, geteuid(), what, sizeof(what)))
+		return 0;
+	snprintf(why, WHY_MAX, "%s is there now: not replaced", what);
+	return -EEXIST;
+}
+
+/*
+ * Render, write a fresh file, give it its mode, rename it over the path.
+ * No fsync: a collector reads through the page cache, and after a crash
+ * an empty or old file is replaced by the next write.
+ */
+static int publish(struct hdp_metrics_file *m, char *why)
+{
+	char tmp[HDP_FWD_METRICS_PATH_MAX + 16];
+	struct hdp_path_own made;
+	struct stat st;
+	size_t len;
+	int fd, ret = render(m, &len, why);
+
+	if (ret)
+		return ret;
+	fd = create_fresh(m->path, tmp, sizeof(tmp), &st, why);
+	if (fd < 0)
+		return fd;
+	hdp_path_own_set(&made, &st);
+	/* The umask (UMask=0077 under systemd) must not hide it from the collector. */
+	if (fchmod(fd, m->mode)) {
+		ret = -errno;
+		snprintf(why, WHY_MAX, "cannot give %s mode %04o: %s", tmp, m->mode, strerror(-ret));
+	}
+	if (!ret && (ret = write_all(fd, m->text, len)))
+		snprintf(why, WHY_MAX, "cannot write %s: %s", tmp, strerror(-ret));
+	if (close(fd) && !ret) {
+		ret = -errno;
+		snprintf(why, WHY_MAX, "cannot write %s: %s", tmp, strerror(-ret));
+	}
+	if (!ret && (ret = check_target(m, why)) == 0 && rename(tmp, m->path)) {
+		ret = -errno;
+		snprintf(why, WHY_MAX, "cannot rename %s over it: %s", tmp, strerror(-ret));
+	}
+	if (ret) {
+		hdp_path_own_remove(tmp, &made);
+		return ret;
+	}
+	m->own = made;
+	return 0;
+}
+
+/*
+ * The figures left in place are the last good ones; read as current they
+ * would hide what happens now (a violation counted after them), so the
+ * file goes, and a collector's series with it.
+ */
+static void failed(struct hdp_metrics_file *m, const char *why)
+{
+	char removal[160] = "nothing of hdp-fwd's is there";
+	int err = m->own.made ? hdp_path_own_remove(m->path, &m->own) : 0;
+
+	m->failures++;
+	if (m->own.made && !err) {
+		m->own.made = false;
+		snprintf(removal, sizeof(removal), "the last one is removed, so that it is not "
+			 "read as current");
+	} else if (err == -ESTALE) {
+		snprintf(removal, sizeof(removal), "what is there is not hdp-fwd's, and is left");
+	} else if (err) {
+		snprintf(removal, sizeof(removal), "the last one cannot be removed (%s): its "
+			 "hdp_metrics_file_timestamp_seconds tells its age", strerror(-err));
+	}
+	if (m->failing)
+		return;
+	m->failing = true;
+	hdp_log(HDP_LOG_ERR, "metrics file %s: %s; %s (said once until a write works again)",
+		m->path, why, removal);
+}
+
+int hdp_metrics_file_write(struct hdp_metrics_file *m)
+{
+	char why[WHY_MAX] = "";
+	int ret = publish(m, why);
+
+	m->next = now_s() + m->interval;
+	if (ret) {
+		if (!why[0])
+			snprintf(why, WHY_MAX, "%s", strerror(-ret));
+		failed(m, why);
+	} else if (m->failing) {
+		m->failing = false;
+		hdp_log(HDP_LOG_INFO, "metrics file %s: written again (%llu writes failed since "
+			"hdp-fwd started)", m->path, (unsigned long long)m->failures);
+	}
+	return ret;
+}
+
+void hdp_metrics_file_tick(struct hdp_metrics_file *m)
+{
+	if (m && now_s() >= m->next)
+		hdp_metrics_file_write(m);
+}
+
+void hdp_metrics_file_reconfigure(struct hdp_metrics_file *m, const struct hdp_fwd_cfg *cfg)
+{
+	if (!m)
+		return;
+	m->interval = interval_of(cfg);
+	m->mode = cfg->metrics_mode;
+	m->next = 0;
+}
+
+void hdp_metrics_file_close(struct hdp_metrics_file *m)
+{
+	int err;
+
+	if (!m)
+		return;
+	/* Stopped: its figures go with it, rather than stay as if current. */
+	err = m->own.made ? hdp_path_own_remove(m->path, &m->own) : 0;
+	if (err == -ESTALE)
+		hdp_log(HDP_LOG_INFO, "metrics file %s: left alone: it is no longer the file "
+			"hdp-fwd wrote", m->path);
+	else if (err)
+		hdp_log(HDP_LOG_WARN, "metrics file %s: left behind: %s", m->path, strerror(-err));
+	free(m);
+}
