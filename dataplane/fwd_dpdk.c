@@ -81,20 +81,6 @@ static int eal_args(const struct hdp_fwd_cfg *cfg, int argc, char **argv, char *
 	return 0;
 }
 
-/* A DPDK port is a whole device: its queues are hdp-fwd's to spread. */
-static int check_ports(const struct hdp_fwd_cfg *cfg)
-{
-	for (unsigned i = 0; i < cfg->nports; i++) {
-		if (cfg->ports[i].queue != HDP_PORT_ALL_QUEUES) {
-			fprintf(stderr, "hdp-fwd: port '%s:%u': on DPDK ports give the device alone; "
-				"hdp-fwd spreads its queues over the lcores\n", cfg->ports[i].ifname,
-				cfg->ports[i].queue);
-			return 2;
-		}
-	}
-	return 0;
-}
-
 /* Queue pairs per port: one per worker, as far as every device has them. */
 static int count_queues(struct dpdk_fwd *d)
 {
@@ -374,12 +360,8 @@ static int start(struct dpdk_fwd *d, unsigned *started, bool drop_privileges)
 	src = hdp_fwd_dpdk_ctl_source(d);
 	if (d->cfg->ctl_path[0] && !(d->ctl = hdp_ctl_open_source(d->cfg->ctl_path, &src)))
 		return 1;
-	if (d->ctl && d->cfg->user[0] &&
-	    chown(d->cfg->ctl_path, (uid_t)d->cfg->uid, (gid_t)d->cfg->gid)) {
-		fprintf(stderr, "hdp-fwd: control socket %s: cannot give it to user %s\n",
-			d->cfg->ctl_path, d->cfg->user);
+	if (d->ctl && hdp_fwd_ctl_hand_over(d->cfg, d->cfg->ctl_path))
 		return 1;
-	}
 	/* Set-up is over; the ports run without any privilege from here. */
 	if (drop_privileges && hdp_fwd_drop_privileges(d->cfg))
 		return 1;
@@ -428,12 +410,8 @@ int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 	unsigned started = 0, lcore;
 	int argc, ret;
 
-	ret = check_ports(cfg);
-	if (!ret)
-		ret = eal_args(cfg, eal_argc, eal_argv, argv, &argc, lcores, sizeof(lcores));
-	/* A control socket path in use is refused before any set-up. */
-	if (!ret && cfg->ctl_path[0] && hdp_ctl_path_check(cfg->ctl_path))
-		ret = 2;
+	/* The ports and the control socket's path passed hdp_fwd_preflight() already. */
+	ret = eal_args(cfg, eal_argc, eal_argv, argv, &argc, lcores, sizeof(lcores));
 	if (ret)
 		return ret;
 	d = (struct dpdk_fwd){ .cfg = cfg, .signalled = stop };

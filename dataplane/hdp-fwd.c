@@ -275,6 +275,13 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 	return hdp_fwd_cfg_check(cfg) ? 2 : 0;
 }
 
+/* hdp_ctl_open()'s errno: is it the path the configuration gave? */
+static bool ctl_path_error(int err)
+{
+	return err == EADDRINUSE || err == EEXIST || err == ENOENT || err == ENOTDIR ||
+	       err == ENAMETOOLONG;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -314,6 +321,47 @@ static void metrics(struct hdp_fwd *f, const char *path, bool *failing)
 	else if (!ret && *failing)
 		fprintf(stderr, "hdp-fwd: metrics file %s: written again\n", path);
 	*failing = ret != 0;
+}
+
+/*
+ * Every check start-up makes before touching anything (hdp_fwd_preflight),
+ * for start-up and --check-config alike: 0, 2 for the configuration's
+ * errors, 1 when a check could not run.
+ */
+static int preflight(struct hdp_fwd_cfg *cfg)
+{
+	int ret;
+
+	if (eal_argc && !HDP_HAVE_DPDK) {
+		fprintf(stderr, "hdp-fwd: EAL arguments after --, but built without DPDK\n");
+		return 2;
+	}
+	ret = hdp_fwd_preflight(cfg, eal_argc != 0, keep_caps);
+	return ret == -EINVAL ? 2 : ret ? 1 : 0;
+}
+
+/*
+ * --check-config: the checks on a copy (ports given as IF stay so in what
+ * is printed: the queues are counted where it runs), then the
+ * configuration, only if they all pass.
+ */
+static int check_config(const struct hdp_fwd_cfg *cfg)
+{
+	struct hdp_fwd_cfg *copy = malloc(sizeof(*copy));
+	int ret;
+
+	if (!copy) {
+		fprintf(stderr, "hdp-fwd: out of memory\n");
+		return 1;
+	}
+	*copy = *cfg;
+	ret = preflight(copy);
+	free(copy);
+	if (ret)
+		return ret;
+	if (hdp_fwd_cfg_show(cfg, config_file, stdout))
+		return 2;
+	return fflush(stdout) ? 1 : 0;
 }
 
 static void cfg_start(struct hdp_fwd_cfg *cfg)
@@ -387,45 +435,36 @@ int main(int argc, char **argv)
 	ret = parse_args(argc, argv, &cfg);
 	if (ret)
 		return ret;
-	if (check_only) {
-		hdp_fwd_cfg_show(&cfg, config_file, stdout);
-		return fflush(stdout) ? 1 : 0;
-	}
+	if (check_only)
+		return check_config(&cfg);
+	ret = preflight(&cfg);
+	if (ret)
+		return ret;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = on_sighup;
 	sigaction(SIGHUP, &sa, NULL);	/* during set-up too: acted on once running */
 	signal(SIGPIPE, SIG_IGN);
-	if (eal_argc) {
 #if HDP_HAVE_DPDK
+	if (eal_argc)
 		return hdp_fwd_dpdk_run(&cfg, eal_argc, eal_argv, &stop_requested, !keep_caps);
-#else
-		fprintf(stderr, "hdp-fwd: EAL arguments after --, but built without DPDK\n");
-		return 2;
 #endif
-	}
 
-	/* A control socket path in use is refused before any set-up. */
-	if (cfg.ctl_path[0] && hdp_ctl_path_check(cfg.ctl_path))
-		return 2;
-	if (hdp_fwd_cfg_expand_queues(&cfg))
-		return 2;
 	reserve_hugepages(&cfg);
 	f = hdp_fwd_create(&cfg);
-	if (!f)	/* busy polling the kernel cannot do is a usage matter */
-		return errno == EOPNOTSUPP ? 2 : 1;
+	/* Checked before (preflight): if the machine changed since, still the configuration's. */
+	if (!f)
+		return errno == EINVAL || errno == ENODEV || errno == EOPNOTSUPP ? 2 : 1;
 	running = f;
 	/* The socket appears once the forwarder is set up: clients wait for it. */
 	if (cfg.ctl_path[0] && !(ctl = hdp_ctl_open(cfg.ctl_path, f))) {
-		ret = errno == EADDRINUSE || errno == EEXIST ? 2 : 1;
+		ret = ctl_path_error(errno) ? 2 : 1;
 		hdp_fwd_destroy(f);
 		return ret;
 	}
 	/* The user hdp-fwd becomes keeps the use of its control socket. */
-	if (ctl && cfg.user[0] && chown(cfg.ctl_path, (uid_t)cfg.uid, (gid_t)cfg.gid)) {
-		fprintf(stderr, "hdp-fwd: control socket %s: cannot hand it to user %s: %s\n",
-			cfg.ctl_path, cfg.user, strerror(errno));
+	if (ctl && hdp_fwd_ctl_hand_over(&cfg, cfg.ctl_path)) {
 		hdp_ctl_close(ctl);
 		hdp_fwd_destroy(f);
 		return 1;
@@ -436,12 +475,15 @@ int main(int argc, char **argv)
 		hdp_fwd_destroy(f);
 		return 1;
 	}
-	/* As the user it runs as: a file it cannot write is said at once. */
+	/*
+	 * As the user it runs as: a file it cannot write is said at once, a
+	 * configuration error (preflight asked the same as that user, as root).
+	 */
 	if (cfg.metrics_path[0] && (ret = hdp_fwd_metrics_write(f, cfg.metrics_path))) {
 		fprintf(stderr, "hdp-fwd: metrics file %s: %s\n", cfg.metrics_path, strerror(-ret));
 		hdp_ctl_close(ctl);
 		hdp_fwd_destroy(f);
-		return 1;
+		return 2;
 	}
 	if (stop_requested) {
 		printf("hdp-fwd: stopped during set-up\n");
