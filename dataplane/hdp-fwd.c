@@ -55,8 +55,9 @@ static void usage(FILE *f)
 "\"mbufs\" (docs/DPDK.md): one worker per EAL lcore, the same control socket.\n"
 "\n"
 "  --config FILE         INI file: [global], [port:IF], [pool:default], [pool:umem]\n"
-"  --check-config FILE   read FILE (and the other options), check everything, print\n"
-"                        the effective configuration and exit: 0, or 2 on errors\n"
+"  --check-config FILE   read FILE (and the other options), run every check start-up\n"
+"                        runs, print the effective configuration and exit: 0 (start-up\n"
+"                        will not refuse it), or 2 with the errors start-up would give\n"
 "  --harden SPEC         hardening overrides, e.g. \"tag_sample=10,pool.umem.bounds=off\"\n"
 "                        (keys in docs/HARDENING.md); wins over the file\n"
 "  --ports IF[:Q],IF[:Q]... ports, forwarded in pairs (first<->second, ...);\n"
@@ -89,9 +90,10 @@ static void usage(FILE *f)
 "mbuf_reuse (DPDK ports: reuse queue depth 0-65536, default 1024).\n"
 "[port:IF] keys: peer, src_mac, dst_mac.\n"
 "SIGHUP re-reads the --config file with the same options: pool profiles and\n"
-"stats_interval change at once; a file with errors, or changes that need a\n"
-"restart, are refused with a message and change nothing.\n"
-"Exit status: 0 clean stop, 1 runtime failure, 2 bad options or configuration.\n",
+"stats_interval change at once; a file with errors or that cannot be read, or\n"
+"changes that need a restart, are refused with a message and change nothing.\n"
+"Exit status: 0 clean stop, 1 runtime failure, 2 bad options or configuration\n"
+"(every error that comes from the configuration).\n",
 		HDP_CTL_DEFAULT_PATH);
 }
 
