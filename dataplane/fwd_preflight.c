@@ -35,57 +35,53 @@ static void dir_of(const char *path, char *dir, size_t len)
 		snprintf(dir, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
 }
 
-/*
- * The user hdp-fwd becomes: may it do @mode in @dir? Said as a warning
- * (@warn) or refused. Unknowable unless this runs as root: then silent.
- */
-static int as_runner(const struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key, const char *dir,
-		     int mode, const char *what, bool warn)
+/* Who hdp-fwd is once set up, for messages. */
+static const char *runner(const struct hdp_fwd_cfg *cfg, char *buf, size_t len)
 {
-	int ret = hdp_fwd_access_as_runner(cfg, dir, mode);
-	char who[128];
-
-	if (ret >= 0)
-		return 0;
 	if (cfg->user[0])
-		snprintf(who, sizeof(who), "user %s (uid %u)", cfg->user, cfg->uid);
+		snprintf(buf, len, "user %s (uid %u)", cfg->user, cfg->uid);
 	else
-		snprintf(who, sizeof(who), "hdp-fwd, without its capabilities once set up,");
-	if (warn) {
-		hdp_log(HDP_LOG_WARN, "control socket %s: %s cannot %s %s: %s", cfg->ctl_path, who,
-			what, dir, strerror(-ret));
-		return 0;
-	}
-	return hdp_fwd_cfg_refuse(cfg, key, "%s cannot %s %s: %s", who, what, dir,
-				  strerror(-ret));
+		snprintf(buf, len, "hdp-fwd, without its capabilities once set up,");
+	return buf;
 }
 
 static int check_ctl(const struct hdp_fwd_cfg *cfg, bool keep_caps)
 {
-	char why[160], dir[sizeof(cfg->ctl_path)];
+	char why[160], dir[sizeof(cfg->ctl_path)], who[128];
+	int ret;
 
 	if (!cfg->ctl_path[0])
 		return 0;
 	if (hdp_ctl_path_check(cfg->ctl_path, why, sizeof(why)))
 		return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_CTL_SOCKET, "%s", why);
 	/*
-	 * Not refused by start-up: only warned of. hdp-fwd hands the
-	 * service's runtime directory to the user itself.
+	 * What the user can do there start-up does not refuse, only says:
+	 * root may still use the socket. hdp-fwd hands the service's runtime
+	 * directory to the user itself.
 	 */
 	dir_of(cfg->ctl_path, dir, sizeof(dir));
 	if (!cfg->user[0] || keep_caps || hdp_fwd_is_runtime_dir(dir))
 		return 0;
-	if (as_runner(cfg, HDP_FWD_KEY_CTL_SOCKET, dir, X_OK, "reach the socket in", true))
+	ret = hdp_fwd_access_as_runner(cfg, dir, X_OK);
+	if (ret < 0) {
+		hdp_log(HDP_LOG_WARN, "control socket %s: %s cannot reach the socket in %s: %s",
+			cfg->ctl_path, runner(cfg, who, sizeof(who)), dir, strerror(-ret));
 		return 0;
-	return as_runner(cfg, HDP_FWD_KEY_CTL_SOCKET, dir, W_OK | X_OK,
-			 "remove the socket at exit (it will be left behind) from", true);
+	}
+	ret = hdp_fwd_access_as_runner(cfg, dir, W_OK | X_OK);
+	if (ret < 0)
+		hdp_log(HDP_LOG_WARN, "control socket %s: %s cannot remove it from %s at exit, "
+			"where it will be left behind: %s", cfg->ctl_path,
+			runner(cfg, who, sizeof(who)), dir, strerror(-ret));
+	return 0;
 }
 
 /* Written as the user hdp-fwd becomes, at start and every interval. */
 static int check_metrics(const struct hdp_fwd_cfg *cfg, bool keep_caps)
 {
-	char dir[sizeof(cfg->metrics_path)];
+	char dir[sizeof(cfg->metrics_path)], who[128];
 	struct stat st;
+	int ret;
 
 	if (!cfg->metrics_path[0])
 		return 0;
@@ -96,9 +92,11 @@ static int check_metrics(const struct hdp_fwd_cfg *cfg, bool keep_caps)
 	if (!S_ISDIR(st.st_mode))
 		return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_METRICS_FILE, "%s is not a directory",
 					  dir);
-	if (keep_caps)
-		return 0;
-	return as_runner(cfg, HDP_FWD_KEY_METRICS_FILE, dir, W_OK | X_OK, "write in", false);
+	ret = keep_caps ? 0 : hdp_fwd_access_as_runner(cfg, dir, W_OK | X_OK);
+	if (ret < 0)
+		return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_METRICS_FILE, "%s cannot write in %s: %s",
+					  runner(cfg, who, sizeof(who)), dir, strerror(-ret));
+	return 0;
 }
 
 /* As mempool/mem_map.c judges it when the UMEM is mapped. */
@@ -164,10 +162,11 @@ int hdp_fwd_preflight(struct hdp_fwd_cfg *cfg, bool dpdk, bool keep_caps)
 	int errors = 0, failed = 0, ret;
 
 	errors += check_ctl(cfg, keep_caps) != 0;
-	errors += check_metrics(cfg, keep_caps) != 0;
+	/* DPDK ports: devices EAL judges at start, and no metrics file written. */
 	if (dpdk)
 		errors += check_dpdk_ports(cfg) != 0;
 	if (!dpdk) {
+		errors += check_metrics(cfg, keep_caps) != 0;
 		if (hdp_fwd_cfg_expand_queues(cfg) == 0)
 			warn_frames(cfg);
 		else

@@ -455,7 +455,10 @@ int main(int argc, char **argv)
 
 	reserve_hugepages(&cfg);
 	f = hdp_fwd_create(&cfg);
-	/* Checked before (preflight): if the machine changed since, still the configuration's. */
+	/*
+	 * What preflight cannot know (a driver without native XDP, zero copy or
+	 * busy polling), or an interface gone since, is still the configuration's.
+	 */
 	if (!f)
 		return errno == EINVAL || errno == ENODEV || errno == EOPNOTSUPP ? 2 : 1;
 	running = f;

@@ -199,12 +199,13 @@ int hdp_fwd_cfg_check(struct hdp_fwd_cfg *cfg);
  * Every check start-up makes before it touches anything, in one list:
  * hdp-fwd runs it before setting up, and --check-config runs it (on a
  * copy) and stops, so that its 0 means start-up will not refuse the
- * configuration. The control socket's path and directory, the
- * metrics file's directory (and, when running as root, that the user
- * hdp-fwd becomes may write there), and for AF_XDP ports (@dpdk false)
- * the interfaces and their queues (expanding ports given as IF), huge_dir,
- * and the UMEM pool's profile against its frames. @keep_caps: hdp-fwd
- * will keep its capabilities (--keep-capabilities). Creates nothing.
+ * configuration. The control socket's path and directory; for AF_XDP
+ * ports (@dpdk false) also the metrics file's directory (and, when
+ * running as root, that the user hdp-fwd becomes may write there), the
+ * interfaces and their queues (expanding ports given as IF), huge_dir and
+ * the UMEM pool's profile against its frames; for DPDK ports, that each
+ * is a whole device. @keep_caps: hdp-fwd will keep its capabilities
+ * (--keep-capabilities). Creates nothing that outlives it.
  * 0; -EINVAL: configuration errors, each logged naming where it was set
  * (status 2); another negative errno: a check could not run (logged).
  */
