@@ -86,6 +86,11 @@ int hdp_ctl_path_check(const char *path, char *why, size_t len)
 		snprintf(why, len, "%s is not a directory", dir);
 		return -ENOTDIR;
 	}
+	/* Read-only to anyone, root too (ProtectSystem=strict outside the runtime directory). */
+	if (access(dir, W_OK) && errno == EROFS) {
+		snprintf(why, len, "its directory %s is on a read-only file system", dir);
+		return -EROFS;
+	}
 	if (lstat(path, &st))
 		return 0;
 	if (!S_ISSOCK(st.st_mode)) {

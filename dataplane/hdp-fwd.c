@@ -281,7 +281,7 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 static bool ctl_path_error(int err)
 {
 	return err == EADDRINUSE || err == EEXIST || err == ENOENT || err == ENOTDIR ||
-	       err == ENAMETOOLONG;
+	       err == ENAMETOOLONG || err == EROFS;
 }
 
 static double now_s(void)

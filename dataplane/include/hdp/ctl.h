@@ -64,9 +64,9 @@ struct hdp_ctl *hdp_ctl_open_source(const char *path, const struct hdp_ctl_sourc
  * The same refusals, without binding: for a check before anything is set
  * up, while the socket itself appears only once the forwarder is ready
  * (its existence is what waiting clients look for). 0, or -EADDRINUSE,
- * -EEXIST, -ENAMETOOLONG, -ENOENT (no such directory) or another
- * negative errno, with the reason in @why (not logged: the caller knows
- * where the path came from).
+ * -EEXIST, -ENAMETOOLONG, -ENOENT or -ENOTDIR (no such directory),
+ * -EROFS (a read-only one) or another negative errno, with the reason in
+ * @why (not logged: the caller knows where the path came from).
  */
 int hdp_ctl_path_check(const char *path, char *why, size_t len);
 
