@@ -19,6 +19,7 @@
 #include <hdp/dpdk.h>
 #include <hdp/log.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,35 +51,40 @@ static bool eal_names_lcores(int argc, char **argv)
 	return false;
 }
 
+int hdp_fwd_dpdk_check(const struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv)
+{
+	if (eal_argc + 2 > EAL_ARGS_MAX) {
+		fprintf(stderr, "hdp-fwd: more than %d EAL arguments\n", EAL_ARGS_MAX - 2);
+		return -EINVAL;
+	}
+	/* Both given: refused, rather than one silently losing. */
+	if (cfg->ncores && cfg->cores[0] >= 0 && eal_names_lcores(eal_argc, eal_argv)) {
+		fprintf(stderr, "hdp-fwd: cores given twice, to hdp-fwd (--cores or cores =) and to "
+			"EAL (-l, -c or --lcores): give them once\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * The EAL arguments, with hdp-fwd's pinned --cores as -l when EAL's own
- * are not given. Both given: refused, rather than one silently losing.
+ * are not given (hdp_fwd_dpdk_check() refused both).
  */
-static int eal_args(const struct hdp_fwd_cfg *cfg, int argc, char **argv, char **out,
-		    int *outc, char *lcores, size_t lcores_len)
+static void eal_args(const struct hdp_fwd_cfg *cfg, int argc, char **argv, char **out,
+		     int *outc, char *lcores, size_t lcores_len)
 {
 	bool pinned = cfg->ncores && cfg->cores[0] >= 0;
 	size_t used = 0;
 
-	if (argc + 2 > EAL_ARGS_MAX) {
-		fprintf(stderr, "hdp-fwd: more than %d EAL arguments\n", EAL_ARGS_MAX - 2);
-		return 2;
-	}
 	memcpy(out, argv, (size_t)argc * sizeof(*out));
 	*outc = argc;
 	if (!pinned)
-		return 0;
-	if (eal_names_lcores(argc, argv)) {
-		fprintf(stderr, "hdp-fwd: cores given twice, to hdp-fwd (--cores or cores =) and to "
-			"EAL (-l, -c or --lcores): give them once\n");
-		return 2;
-	}
+		return;
 	for (unsigned i = 0; i < cfg->ncores && used < lcores_len; i++)
 		used += (size_t)snprintf(lcores + used, lcores_len - used, "%s%d", i ? "," : "",
 					 cfg->cores[i]);
 	out[(*outc)++] = "-l";
 	out[(*outc)++] = lcores;
-	return 0;
 }
 
 /* Queue pairs per port: one per worker, as far as every device has them. */
@@ -410,10 +416,8 @@ int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 	unsigned started = 0, lcore;
 	int argc, ret;
 
-	/* The ports and the control socket's path passed hdp_fwd_preflight() already. */
-	ret = eal_args(cfg, eal_argc, eal_argv, argv, &argc, lcores, sizeof(lcores));
-	if (ret)
-		return ret;
+	/* The ports, the EAL arguments and the control socket's path were checked (preflight). */
+	eal_args(cfg, eal_argc, eal_argv, argv, &argc, lcores, sizeof(lcores));
 	d = (struct dpdk_fwd){ .cfg = cfg, .signalled = stop };
 	atomic_init(&d.done, false);
 	if (rte_eal_init(argc, argv) < 0) {

@@ -339,6 +339,10 @@ static int preflight(struct hdp_fwd_cfg *cfg)
 		return 2;
 	}
 	ret = hdp_fwd_preflight(cfg, eal_argc != 0, keep_caps);
+#if HDP_HAVE_DPDK
+	if (eal_argc && hdp_fwd_dpdk_check(cfg, eal_argc, eal_argv))
+		ret = -EINVAL;
+#endif
 	return ret == -EINVAL ? 2 : ret ? 1 : 0;
 }
 
