@@ -61,37 +61,61 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int hdp_ctl_path_check(const char *path)
+int hdp_ctl_path_check(const char *path, char *why, size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[sizeof(sa.sun_path)];
+	const char *slash = strrchr(path, '/');
 	struct stat st;
 	int fd, err;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		hdp_log(HDP_LOG_ERR, "control socket %s: path too long", path);
+		snprintf(why, len, "path too long (a Unix socket's holds %zu characters)",
+			 sizeof(sa.sun_path) - 1);
 		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, path);
+	/* bind() needs the directory: its absence is the configuration's, not a runtime failure. */
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1,
+		 slash ? path : ".");
+	if (stat(dir, &st)) {
+		err = errno;
+		if (err == EACCES)
+			return 0;	/* a check run unprivileged cannot look: root will */
+		snprintf(why, len, "its directory %s: %s", dir, strerror(err));
+		return -err;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, len, "%s is not a directory", dir);
+		return -ENOTDIR;
+	}
+	/* Read-only to anyone, root too (ProtectSystem=strict outside the runtime directory). */
+	if (access(dir, W_OK) && errno == EROFS) {
+		snprintf(why, len, "its directory %s is on a read-only file system", dir);
+		return -EROFS;
+	}
 	if (lstat(path, &st))
 		return 0;
 	if (!S_ISSOCK(st.st_mode)) {
-		hdp_log(HDP_LOG_ERR, "control socket %s: %s is there, not a socket; refusing to "
-			"replace it (give another --ctl)", path, hdp_path_kind(&st));
+		snprintf(why, len, "%s is there, not a socket; refusing to replace it "
+			 "(give another --ctl)", hdp_path_kind(&st));
 		return -EEXIST;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		err = errno;
+		snprintf(why, len, "cannot tell whether it is in use: %s", strerror(err));
+		return -err;
+	}
 	err = connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) ? errno : 0;
 	close(fd);
 	if (err == 0) {
-		hdp_log(HDP_LOG_ERR, "control socket %s: another process listens there "
-			"(another hdp-fwd?); give this one another --ctl", path);
+		snprintf(why, len, "another process listens there (another hdp-fwd?); give "
+			 "this one another --ctl");
 		return -EADDRINUSE;
 	}
 	if (err != ECONNREFUSED) {
-		hdp_log(HDP_LOG_ERR, "control socket %s: cannot tell whether it is in use: %s",
-			path, strerror(err));
+		snprintf(why, len, "cannot tell whether it is in use: %s", strerror(err));
 		return -err;
 	}
 	return 0;
@@ -103,10 +127,13 @@ int hdp_ctl_path_check(const char *path)
  */
 static int claim_path(const char *path)
 {
-	int ret = hdp_ctl_path_check(path);
+	char why[160];
+	int ret = hdp_ctl_path_check(path, why, sizeof(why));
 
-	if (ret)
+	if (ret) {
+		hdp_log(HDP_LOG_ERR, "control socket %s: %s", path, why);
 		return ret;
+	}
 	if (unlink(path) && errno != ENOENT)
 		return -errno;
 	return 0;
@@ -369,10 +396,15 @@ void hdp_ctl_close(struct hdp_ctl *c)
 		if (c->clients[i].state != CLIENT_FREE)
 			client_close(&c->clients[i]);
 	close(c->fd);
-	/* Only the socket we made: another may have taken the path since. */
+	/*
+	 * Only the socket we made: another may have taken the path since. One
+	 * we cannot even look at (a directory the user hdp-fwd became may not
+	 * search) is left behind as surely as one we cannot unlink: say so.
+	 */
 	err = hdp_path_own_remove(c->path, &c->own);
 	if (err && err != -ESTALE)
 		hdp_log(HDP_LOG_WARN, "control socket %s left behind: %s (with --user, put it "
-			"in a directory that user may write)", c->path, strerror(-err));
+			"in a directory that user may write, or in the service's "
+			"RuntimeDirectory)", c->path, strerror(-err));
 	free(c);
 }

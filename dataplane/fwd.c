@@ -99,20 +99,54 @@ static void default_src_mac(struct fwd_port *p)
 		hdp_mac_of_interface(p->cfg.ifname, p->cfg.src_mac);
 }
 
-static int create_pool(struct hdp_fwd *f)
+/* The UMEM pool: one description, for the pool and for the check of its profile. */
+static struct hdp_pool_params umem_params(const struct hdp_fwd_cfg *c)
 {
-	struct hdp_fwd_cfg *c = f->cfg;
-
-	f->pool = hdp_pool_create(&(struct hdp_pool_params){
+	return (struct hdp_pool_params){
 		.name = HDP_FWD_UMEM_POOL,
 		.obj_size = c->frame_size,
 		.obj_align = c->frame_size,
 		.obj_count = c->frames,
 		.mem = c->huge_dir[0] ? HDP_MEM_HUGE_FILE : HDP_MEM_AUTO,
 		.huge_dir = c->huge_dir[0] ? c->huge_dir : NULL,
-	});
+	};
+}
+
+/*
+ * Protections judge a profile against the pool when they attach (a
+ * quarantine may hold at most half its objects): the same pool on plain
+ * pages, where nothing is reserved or pinned and the region is never
+ * touched, gives the same answer as the UMEM will.
+ */
+int hdp_fwd_umem_profile_check(const struct hdp_fwd_cfg *cfg)
+{
+	struct hdp_pool_params params = umem_params(cfg);
+	struct hdp_pool *pool;
+	int ret;
+
+	params.mem = HDP_MEM_PLAIN;
+	params.huge_dir = NULL;
+	pool = hdp_pool_create(&params);
+	if (!pool) {
+		ret = -errno;
+		hdp_log(HDP_LOG_ERR, "cannot make a pool of %u frames of %u bytes to check the "
+			"UMEM pool's profile on: %s", cfg->frames, cfg->frame_size, strerror(-ret));
+		return ret;
+	}
+	ret = hdp_pool_configure(pool, &cfg->harden);
+	hdp_pool_destroy(pool);
+	return ret ? -EINVAL : 0;
+}
+
+static int create_pool(struct hdp_fwd *f)
+{
+	struct hdp_fwd_cfg *c = f->cfg;
+	struct hdp_pool_params params = umem_params(c);
+
+	f->pool = hdp_pool_create(&params);
+	/* A huge_dir that is no hugetlbfs directory is the configuration's. */
 	if (!f->pool)
-		return -errno;
+		return errno == ENOENT || errno == ENOTDIR ? -EINVAL : -errno;
 	if (hdp_pool_configure(f->pool, &c->harden))
 		return -EINVAL;
 	f->lay = hdp_pool_slots(f->pool);

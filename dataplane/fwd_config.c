@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pwd.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,12 +159,21 @@ static bool pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
-int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
-			   const char *value, const char *source, int line)
+/* The keys whose values are text: what --check-config prints of them must read back. */
+static bool text_key(const char *key)
 {
-	char why[128];
+	return strcmp(key, "ctl_socket") == 0 || strcmp(key, "huge_dir") == 0 ||
+	       strcmp(key, "user") == 0 || strcmp(key, "metrics_file") == 0;
+}
+
+static int set_global(struct hdp_fwd_cfg *cfg, const char *key, const char *value,
+		      const char *source, int line)
+{
+	char why[200];
 	uint32_t n;
 
+	if (text_key(key) && !hdp_ini_value_fits(key, value, why, sizeof(why)))
+		return bad(source, line, "global", key, value, why);
 	if (strcmp(key, "mode") == 0) {
 		if (hdp_fwd_mode_parse(value, &cfg->mode))
 			return bad(source, line, "global", key, value,
@@ -256,8 +266,76 @@ int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
 	return 0;
 }
 
+/* Indexed by enum hdp_fwd_key. */
+static const char *const tracked_keys[HDP_FWD_KEYS_TRACKED] = {
+	[HDP_FWD_KEY_FRAMES] = "frames",
+	[HDP_FWD_KEY_CTL_SOCKET] = "ctl_socket",
+	[HDP_FWD_KEY_HUGE_DIR] = "huge_dir",
+	[HDP_FWD_KEY_METRICS_FILE] = "metrics_file",
+	[HDP_FWD_KEY_USER] = "user",
+};
+
+int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
+			   const char *value, const char *source, int line)
+{
+	int ret = set_global(cfg, key, value, source, line);
+
+	for (unsigned k = 0; !ret && k < HDP_FWD_KEYS_TRACKED; k++)
+		if (strcmp(key, tracked_keys[k]) == 0)
+			cfg->origin[k] = (struct hdp_cfg_origin){ source, line };
+	return ret;
+}
+
+int hdp_fwd_cfg_refuse(const struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key,
+		       const char *fmt, ...)
+{
+	const struct hdp_cfg_origin *o = &cfg->origin[key];
+	char why[384], frames[16];
+	const char *value = frames;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(frames, sizeof(frames), "%u", cfg->frames);
+	if (key == HDP_FWD_KEY_CTL_SOCKET)
+		value = cfg->ctl_path;
+	else if (key == HDP_FWD_KEY_HUGE_DIR)
+		value = cfg->huge_dir;
+	else if (key == HDP_FWD_KEY_METRICS_FILE)
+		value = cfg->metrics_path;
+	else if (key == HDP_FWD_KEY_USER)
+		value = cfg->user;
+	if (!o->source) {
+		hdp_log(HDP_LOG_ERR, "[global] key '%s', value '%s' (the default): %s",
+			tracked_keys[key], value, why);
+		return -EINVAL;
+	}
+	return bad(o->source, o->line, "global", tracked_keys[key], value, why);
+}
+
+int hdp_fwd_port_refuse(const struct hdp_port_cfg *p, const char *fmt, ...)
+{
+	char why[384], name[40];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	hdp_port_name(p, name, sizeof(name));
+	if (!p->origin.source)
+		hdp_log(HDP_LOG_ERR, "port %s: %s", name, why);
+	else if (p->origin.line > 0)
+		hdp_log(HDP_LOG_ERR, "%s:%d: port %s: %s", p->origin.source, p->origin.line,
+			name, why);
+	else
+		hdp_log(HDP_LOG_ERR, "%s: port %s: %s", p->origin.source, name, why);
+	return -EINVAL;
+}
+
+/* The port @ifname:@queue, added (named at @source:@line) if it is new. */
 static struct hdp_port_cfg *add_port(struct hdp_fwd_cfg *cfg, const char *ifname,
-				     uint32_t queue)
+				     uint32_t queue, const char *source, int line)
 {
 	struct hdp_port_cfg *p;
 
@@ -271,21 +349,59 @@ static struct hdp_port_cfg *add_port(struct hdp_fwd_cfg *cfg, const char *ifname
 	memset(p, 0, sizeof(*p));
 	snprintf(p->ifname, sizeof(p->ifname), "%s", ifname);
 	p->queue = queue;
+	p->origin = (struct hdp_cfg_origin){ source, line };
 	return p;
 }
 
-static int parse_port(const char *spec, char *ifname, uint32_t *queue)
+/*
+ * Linux's rule for interface names (dev_valid_name), and two more so that
+ * --check-config can write the name back: no ']' (it would end a
+ * [port:...] header) and no ';' in front (a comment after "peer = ").
+ */
+static const char *ifname_problem(const char *name)
+{
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return "'.' and '..' are not interface names";
+	for (const char *c = name; *c; c++) {
+		if (*c == '/' || *c == ' ' || (*c >= '\t' && *c <= '\r'))
+			return "Linux takes no '/' or space in an interface name";
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return "a control character cannot be written in an INI file";
+		if (*c == ']')
+			return "a ']' would end its [port:...] section's name in an INI file";
+	}
+	if (name[0] == ';')
+		return "a ';' at its start would read back as a comment in an INI file";
+	return NULL;
+}
+
+/*
+ * "IF" or "IF:QUEUE" into its parts: 0, -EINVAL (not that form) or
+ * -EDOM (not an interface name), with the reason in @why.
+ */
+static int parse_port(const char *spec, char *ifname, uint32_t *queue, char *why, size_t len)
 {
 	const char *colon = strchr(spec, ':');
-	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+	const char *problem;
 
-	if (len == 0 || len >= IF_NAMESIZE)
-		return -EINVAL;
-	memcpy(ifname, spec, len);
-	ifname[len] = '\0';
+	snprintf(why, len, "expected IF[:QUEUE] (QUEUE 0 to 63)");
+	if (n == 0 || n >= IF_NAMESIZE) {
+		if (n)
+			snprintf(why, len, "'%.*s' is longer than an interface name can be "
+				 "(%d characters)", (int)n, spec, IF_NAMESIZE - 1);
+		return n ? -EDOM : -EINVAL;
+	}
+	memcpy(ifname, spec, n);
+	ifname[n] = '\0';
 	*queue = HDP_PORT_ALL_QUEUES;
 	if (colon && parse_u32(colon + 1, 0, 63, queue))
 		return -EINVAL;
+	problem = ifname_problem(ifname);
+	if (problem) {
+		snprintf(why, len, "'%s' cannot be an interface name: %s", ifname, problem);
+		return -EDOM;
+	}
 	return 0;
 }
 
@@ -301,7 +417,7 @@ const char *hdp_port_name(const struct hdp_port_cfg *p, char *buf, size_t len)
 static int set_ports(struct hdp_fwd_cfg *cfg, const char *list, const char *source,
 		     int line)
 {
-	char buf[512], *save = NULL, *tok, ifname[IF_NAMESIZE];
+	char buf[512], *save = NULL, *tok, ifname[IF_NAMESIZE], why[160];
 	struct hdp_fwd_cfg next = *cfg;
 	uint32_t queue;
 
@@ -311,21 +427,26 @@ static int set_ports(struct hdp_fwd_cfg *cfg, const char *list, const char *sour
 	next.nports = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		unsigned before = next.nports;
+		int ret = parse_port(tok, ifname, &queue, why, sizeof(why));
 
-		if (parse_port(tok, ifname, &queue))
+		if (ret == -EINVAL)
 			return bad(source, line, "global", "ports", list,
 				   "expected IF[:QUEUE],IF[:QUEUE]... (queues 0-63)");
-		if (!add_port(&next, ifname, queue))
+		if (ret)
+			return bad(source, line, "global", "ports", list, why);
+		if (!add_port(&next, ifname, queue, source, line))
 			return bad(source, line, "global", "ports", list, "too many ports");
 		if (next.nports == before)
 			return bad(source, line, "global", "ports", list, "a port is listed twice");
 	}
-	/* Keep what [port:IF] sections said about ports still listed. */
-	for (unsigned i = 0; i < next.nports; i++)
+	/* Keep what [port:IF] sections said about ports still listed; the list names them. */
+	for (unsigned i = 0; i < next.nports; i++) {
 		for (unsigned j = 0; j < cfg->nports; j++)
 			if (strcmp(cfg->ports[j].ifname, next.ports[i].ifname) == 0 &&
 			    cfg->ports[j].queue == next.ports[i].queue)
 				next.ports[i] = cfg->ports[j];
+		next.ports[i].origin = (struct hdp_cfg_origin){ source, line };
+	}
 	memcpy(cfg->ports, next.ports, sizeof(cfg->ports));
 	cfg->nports = next.nports;
 	return 0;
@@ -432,19 +553,22 @@ static int set_port_key(struct hdp_fwd_cfg *cfg, const char *section,
 			const char *key, const char *value, const char *source,
 			int line)
 {
-	char ifname[IF_NAMESIZE], peer[IF_NAMESIZE];
+	char ifname[IF_NAMESIZE], peer[IF_NAMESIZE], why[160];
 	struct hdp_port_cfg *p;
 	uint32_t queue, pq;
+	int ret;
 
-	if (parse_port(section + 5, ifname, &queue))
+	if (parse_port(section + 5, ifname, &queue, why, sizeof(why)))
 		return bad(source, line, section, key, value,
 			   "the section should read [port:IF] or [port:IF:QUEUE]");
-	p = add_port(cfg, ifname, queue);
+	p = add_port(cfg, ifname, queue, source, line);
 	if (!p)
 		return bad(source, line, section, key, value, "too many ports");
 	if (strcmp(key, "peer") == 0) {
-		if (parse_port(value, peer, &pq))
-			return bad(source, line, section, key, value, "expected IF[:QUEUE]");
+		ret = parse_port(value, peer, &pq, why, sizeof(why));
+		if (ret)
+			return bad(source, line, section, key, value,
+				   ret == -EINVAL ? "expected IF[:QUEUE]" : why);
 		/* Resolved in hdp_fwd_cfg_check(), when every port is known. */
 		if (pq == HDP_PORT_ALL_QUEUES)
 			snprintf(p->peer_name, sizeof(p->peer_name), "%s", peer);
@@ -469,19 +593,25 @@ static int set_port_key(struct hdp_fwd_cfg *cfg, const char *section,
 static int section_opens(struct hdp_fwd_cfg *cfg, const char *section, const char *file,
 			 int line)
 {
-	char ifname[IF_NAMESIZE];
+	char ifname[IF_NAMESIZE], why[160];
 	uint32_t queue;
+	int ret;
 
 	if (strcmp(section, "global") == 0)
 		return 0;
 	if (strncmp(section, "port:", 5) == 0) {
-		if (parse_port(section + 5, ifname, &queue)) {
+		ret = parse_port(section + 5, ifname, &queue, why, sizeof(why));
+		if (ret == -EINVAL) {
 			hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: it should read [port:IF] or "
 				"[port:IF:QUEUE] (QUEUE 0 to 63)", file, line, section);
 			return -EINVAL;
 		}
+		if (ret) {
+			hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: %s", file, line, section, why);
+			return -EINVAL;
+		}
 		/* A port section with no keys still names a port. */
-		if (!add_port(cfg, ifname, queue)) {
+		if (!add_port(cfg, ifname, queue, file, line)) {
 			hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: more than %d ports", file,
 				line, section, HDP_FWD_PORTS_MAX);
 			return -EINVAL;
@@ -522,6 +652,22 @@ int hdp_fwd_cfg_load(struct hdp_fwd_cfg *cfg, const char *path)
 		*cfg = *next;
 	free(next);
 	return ret;
+}
+
+/*
+ * init_exclude is hardening's, and may come from --harden longer than an
+ * INI line: refused here, since --check-config could not print it.
+ */
+static bool exclude_unprintable(const struct hdp_fwd_cfg *cfg)
+{
+	char text[HDP_EXCLUDE_MAX * 34 + 16], why[200];
+
+	hdp_fwd_cfg_exclude_text(cfg, text, sizeof(text));
+	if (hdp_ini_value_fits("init_exclude", text, why, sizeof(why)))
+		return false;
+	hdp_log(HDP_LOG_ERR, "[pool:default] key 'init_exclude', value '%.60s%s': %s", text,
+		strlen(text) > 60 ? "..." : "", why);
+	return true;
 }
 
 int hdp_fwd_cfg_check(struct hdp_fwd_cfg *cfg)
@@ -568,14 +714,7 @@ int hdp_fwd_cfg_check(struct hdp_fwd_cfg *cfg)
 			}
 		}
 	}
-	/*
-	 * Fewer frames than the rings can hold is allowed (hugepages are
-	 * scarce), but the pool can then run dry while TX is stuck: the fill
-	 * ring empties, and the kernel drops and counts what arrives.
-	 */
-	if (cfg->frames < cfg->nports * (cfg->fill_size + cfg->ring_size))
-		hdp_log(HDP_LOG_WARN, "%u frames cannot keep %u ports' fill and TX rings full "
-			"(that takes %u): under load the fill rings can run dry (counted as fill_empty)",
-			cfg->frames, cfg->nports, cfg->nports * (cfg->fill_size + cfg->ring_size));
+	if (exclude_unprintable(cfg))
+		return -EINVAL;
 	return hdp_harden_config_validate(&cfg->harden);
 }

@@ -20,6 +20,7 @@
 #include <hdp/log.h>
 #include <hdp/metrics_file.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,49 +52,40 @@ static bool eal_names_lcores(int argc, char **argv)
 	return false;
 }
 
+int hdp_fwd_dpdk_check(const struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv)
+{
+	if (eal_argc + 2 > EAL_ARGS_MAX) {
+		fprintf(stderr, "hdp-fwd: more than %d EAL arguments\n", EAL_ARGS_MAX - 2);
+		return -EINVAL;
+	}
+	/* Both given: refused, rather than one silently losing. */
+	if (cfg->ncores && cfg->cores[0] >= 0 && eal_names_lcores(eal_argc, eal_argv)) {
+		fprintf(stderr, "hdp-fwd: cores given twice, to hdp-fwd (--cores or cores =) and to "
+			"EAL (-l, -c or --lcores): give them once\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * The EAL arguments, with hdp-fwd's pinned --cores as -l when EAL's own
- * are not given. Both given: refused, rather than one silently losing.
+ * are not given (hdp_fwd_dpdk_check() refused both).
  */
-static int eal_args(const struct hdp_fwd_cfg *cfg, int argc, char **argv, char **out,
-		    int *outc, char *lcores, size_t lcores_len)
+static void eal_args(const struct hdp_fwd_cfg *cfg, int argc, char **argv, char **out,
+		     int *outc, char *lcores, size_t lcores_len)
 {
 	bool pinned = cfg->ncores && cfg->cores[0] >= 0;
 	size_t used = 0;
 
-	if (argc + 2 > EAL_ARGS_MAX) {
-		fprintf(stderr, "hdp-fwd: more than %d EAL arguments\n", EAL_ARGS_MAX - 2);
-		return 2;
-	}
 	memcpy(out, argv, (size_t)argc * sizeof(*out));
 	*outc = argc;
 	if (!pinned)
-		return 0;
-	if (eal_names_lcores(argc, argv)) {
-		fprintf(stderr, "hdp-fwd: cores given twice, to hdp-fwd (--cores or cores =) and to "
-			"EAL (-l, -c or --lcores): give them once\n");
-		return 2;
-	}
+		return;
 	for (unsigned i = 0; i < cfg->ncores && used < lcores_len; i++)
 		used += (size_t)snprintf(lcores + used, lcores_len - used, "%s%d", i ? "," : "",
 					 cfg->cores[i]);
 	out[(*outc)++] = "-l";
 	out[(*outc)++] = lcores;
-	return 0;
-}
-
-/* A DPDK port is a whole device: its queues are hdp-fwd's to spread. */
-static int check_ports(const struct hdp_fwd_cfg *cfg)
-{
-	for (unsigned i = 0; i < cfg->nports; i++) {
-		if (cfg->ports[i].queue != HDP_PORT_ALL_QUEUES) {
-			fprintf(stderr, "hdp-fwd: port '%s:%u': on DPDK ports give the device alone; "
-				"hdp-fwd spreads its queues over the lcores\n", cfg->ports[i].ifname,
-				cfg->ports[i].queue);
-			return 2;
-		}
-	}
-	return 0;
 }
 
 /* Queue pairs per port: one per worker, as far as every device has them. */
@@ -410,12 +402,8 @@ static int start(struct dpdk_fwd *d, unsigned *started)
 	src = hdp_fwd_dpdk_ctl_source(d);
 	if (d->cfg->ctl_path[0] && !(d->ctl = hdp_ctl_open_source(d->cfg->ctl_path, &src)))
 		return 1;
-	if (d->ctl && d->cfg->user[0] &&
-	    chown(d->cfg->ctl_path, (uid_t)d->cfg->uid, (gid_t)d->cfg->gid)) {
-		fprintf(stderr, "hdp-fwd: control socket %s: cannot give it to user %s\n",
-			d->cfg->ctl_path, d->cfg->user);
+	if (d->ctl && hdp_fwd_ctl_hand_over(d->cfg, d->cfg->ctl_path))
 		return 1;
-	}
 	/* Set-up is over; the ports run without any privilege from here. */
 	if (d->hooks->drop_privileges && hdp_fwd_drop_privileges(d->cfg))
 		return 1;
@@ -468,15 +456,8 @@ int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 	unsigned started = 0, lcore;
 	int argc, ret;
 
-	ret = check_ports(cfg);
-	if (!ret)
-		ret = eal_args(cfg, eal_argc, eal_argv, argv, &argc, lcores, sizeof(lcores));
-	/* A control socket or metrics path in use is refused before any set-up. */
-	if (!ret && ((cfg->ctl_path[0] && hdp_ctl_path_check(cfg->ctl_path)) ||
-		     hdp_metrics_path_check(cfg)))
-		ret = 2;
-	if (ret)
-		return ret;
+	/* The ports, the EAL arguments and the paths were checked (preflight). */
+	eal_args(cfg, eal_argc, eal_argv, argv, &argc, lcores, sizeof(lcores));
 	d = (struct dpdk_fwd){ .cfg = cfg, .hooks = hooks };
 	atomic_init(&d.done, false);
 	if (rte_eal_init(argc, argv) < 0) {

@@ -29,9 +29,18 @@ struct hdp_fwd_dpdk_hooks {
 };
 
 /*
+ * What hdp-fwd refuses of the EAL arguments before EAL sees them: too many,
+ * or cores given to both (--cores or cores =, and -l, -c or --lcores).
+ * Part of the checks before start-up (hdp-fwd.c's preflight), which
+ * --check-config runs too. 0 or -EINVAL (said on stderr).
+ */
+int hdp_fwd_dpdk_check(const struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv);
+
+/*
  * Run until *@hooks->stop or cfg->duration: 0 after a clean stop with
- * every mbuf back in its pool, 1 on a runtime failure, 2 for bad EAL
- * arguments, ports or paths (said on stderr).
+ * every mbuf back in its pool, 1 on a runtime failure, 2 for EAL
+ * arguments EAL refuses or devices it does not have (said on stderr).
+ * Call after the checks before start-up.
  */
 int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 		     const struct hdp_fwd_dpdk_hooks *hooks);

@@ -56,8 +56,9 @@ static void usage(FILE *f)
 "\"mbufs\" (docs/DPDK.md): one worker per EAL lcore, the same control socket.\n"
 "\n"
 "  --config FILE         INI file: [global], [port:IF], [pool:default], [pool:umem]\n"
-"  --check-config FILE   read FILE (and the other options), check everything, print\n"
-"                        the effective configuration and exit: 0, or 2 on errors\n"
+"  --check-config FILE   read FILE (and the other options), run every check start-up\n"
+"                        runs, print the effective configuration and exit: 0 (start-up\n"
+"                        will not refuse it), or 2 with the errors start-up would give\n"
 "  --harden SPEC         hardening overrides, e.g. \"tag_sample=10,pool.umem.bounds=off\"\n"
 "                        (keys in docs/HARDENING.md); wins over the file\n"
 "  --ports IF[:Q],IF[:Q]... ports, forwarded in pairs (first<->second, ...);\n"
@@ -94,9 +95,10 @@ static void usage(FILE *f)
 "[port:IF] keys: peer, src_mac, dst_mac.\n"
 "SIGHUP re-reads the --config file with the same options: pool profiles (not\n"
 "on DPDK ports), stats_interval and metrics_mode change at once; a file with\n"
-"errors, or changes that need a restart, are refused with a message and change\n"
-"nothing.\n"
-"Exit status: 0 clean stop, 1 runtime failure, 2 bad options or configuration.\n",
+"errors or that cannot be read, or changes that need a restart, are refused\n"
+"with a message and change nothing.\n"
+"Exit status: 0 clean stop, 1 runtime failure, 2 bad options or configuration\n"
+"(every error that comes from the configuration).\n",
 		HDP_CTL_DEFAULT_PATH);
 }
 
@@ -285,6 +287,13 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 	return hdp_fwd_cfg_check(cfg) ? 2 : 0;
 }
 
+/* hdp_ctl_open()'s errno: is it the path the configuration gave? */
+static bool ctl_path_error(int err)
+{
+	return err == EADDRINUSE || err == EEXIST || err == ENOENT || err == ENOTDIR ||
+	       err == ENAMETOOLONG || err == EROFS;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -311,6 +320,51 @@ static void status_line(struct hdp_fwd *f, double t, double dt, uint64_t *last_r
 	fflush(stdout);
 	*last_rx = rx;
 	*last_tx = tx;
+}
+
+/*
+ * Every check start-up makes before touching anything (hdp_fwd_preflight),
+ * for start-up and --check-config alike: 0, 2 for the configuration's
+ * errors, 1 when a check could not run.
+ */
+static int preflight(struct hdp_fwd_cfg *cfg)
+{
+	int ret;
+
+	if (eal_argc && !HDP_HAVE_DPDK) {
+		fprintf(stderr, "hdp-fwd: EAL arguments after --, but built without DPDK\n");
+		return 2;
+	}
+	ret = hdp_fwd_preflight(cfg, eal_argc != 0, keep_caps);
+#if HDP_HAVE_DPDK
+	if (eal_argc && hdp_fwd_dpdk_check(cfg, eal_argc, eal_argv))
+		ret = -EINVAL;
+#endif
+	return ret == -EINVAL ? 2 : ret ? 1 : 0;
+}
+
+/*
+ * --check-config: the checks on a copy (ports given as IF stay so in what
+ * is printed: the queues are counted where it runs), then the
+ * configuration, only if they all pass.
+ */
+static int check_config(const struct hdp_fwd_cfg *cfg)
+{
+	struct hdp_fwd_cfg *copy = malloc(sizeof(*copy));
+	int ret;
+
+	if (!copy) {
+		fprintf(stderr, "hdp-fwd: out of memory\n");
+		return 1;
+	}
+	*copy = *cfg;
+	ret = preflight(copy);
+	free(copy);
+	if (ret)
+		return ret;
+	if (hdp_fwd_cfg_show(cfg, config_file, stdout))
+		return 2;
+	return fflush(stdout) ? 1 : 0;
 }
 
 static void cfg_start(struct hdp_fwd_cfg *cfg)
@@ -404,21 +458,19 @@ int main(int argc, char **argv)
 	ret = parse_args(argc, argv, &cfg);
 	if (ret)
 		return ret;
-	if (check_only) {
-		/* Before systemd starts it: a metrics_file naming another file fails here. */
-		if (hdp_metrics_path_check(&cfg))
-			return 2;
-		hdp_fwd_cfg_show(&cfg, config_file, stdout);
-		return fflush(stdout) ? 1 : 0;
-	}
+	if (check_only)
+		return check_config(&cfg);
+	ret = preflight(&cfg);
+	if (ret)
+		return ret;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = on_sighup;
 	sigaction(SIGHUP, &sa, NULL);	/* during set-up too: acted on once running */
 	signal(SIGPIPE, SIG_IGN);
-	if (eal_argc) {
 #if HDP_HAVE_DPDK
+	if (eal_argc) {
 		struct hdp_fwd_dpdk_hooks hooks = {
 			.stop = &stop_requested, .reload = &reload_requested,
 			.reread = reread_dpdk, .config_file = config_file,
@@ -426,32 +478,26 @@ int main(int argc, char **argv)
 		};
 
 		return hdp_fwd_dpdk_run(&cfg, eal_argc, eal_argv, &hooks);
-#else
-		fprintf(stderr, "hdp-fwd: EAL arguments after --, but built without DPDK\n");
-		return 2;
-#endif
 	}
+#endif
 
-	/* A control socket or metrics path in use is refused before any set-up. */
-	if ((cfg.ctl_path[0] && hdp_ctl_path_check(cfg.ctl_path)) || hdp_metrics_path_check(&cfg))
-		return 2;
-	if (hdp_fwd_cfg_expand_queues(&cfg))
-		return 2;
 	reserve_hugepages(&cfg);
 	f = hdp_fwd_create(&cfg);
-	if (!f)	/* busy polling the kernel cannot do is a usage matter */
-		return errno == EOPNOTSUPP ? 2 : 1;
+	/*
+	 * What preflight cannot know (a driver without native XDP, zero copy or
+	 * busy polling), or an interface gone since, is still the configuration's.
+	 */
+	if (!f)
+		return errno == EINVAL || errno == ENODEV || errno == EOPNOTSUPP ? 2 : 1;
 	running = f;
 	/* The socket appears once the forwarder is set up: clients wait for it. */
 	if (cfg.ctl_path[0] && !(ctl = hdp_ctl_open(cfg.ctl_path, f))) {
-		ret = errno == EADDRINUSE || errno == EEXIST ? 2 : 1;
+		ret = ctl_path_error(errno) ? 2 : 1;
 		hdp_fwd_destroy(f);
 		return ret;
 	}
 	/* The user hdp-fwd becomes keeps the use of its control socket. */
-	if (ctl && cfg.user[0] && chown(cfg.ctl_path, (uid_t)cfg.uid, (gid_t)cfg.gid)) {
-		fprintf(stderr, "hdp-fwd: control socket %s: cannot hand it to user %s: %s\n",
-			cfg.ctl_path, cfg.user, strerror(errno));
+	if (ctl && hdp_fwd_ctl_hand_over(&cfg, cfg.ctl_path)) {
 		hdp_ctl_close(ctl);
 		hdp_fwd_destroy(f);
 		return 1;
@@ -462,14 +508,17 @@ int main(int argc, char **argv)
 		hdp_fwd_destroy(f);
 		return 1;
 	}
-	/* As the user it runs as: a file it cannot write is said at once. */
+	/*
+	 * As the user it runs as: a file it cannot write is said at once, a
+	 * configuration error (preflight asked the same as that user, as root).
+	 */
 	src = hdp_ctl_fwd_source(f);
 	if (cfg.metrics_path[0] && (!(metrics = hdp_metrics_file_open(&cfg, &src)) ||
 				    hdp_metrics_file_write(metrics))) {
 		hdp_metrics_file_close(metrics);
 		hdp_ctl_close(ctl);
 		hdp_fwd_destroy(f);
-		return 1;
+		return 2;
 	}
 	if (stop_requested) {
 		printf("hdp-fwd: stopped during set-up\n");

@@ -4,16 +4,23 @@
  * hdp-fwd needs no privilege at all to forward, report and stop: drop every
  * capability, forbid regaining any through exec, and, when asked, become
  * an unprivileged user so that even the uid owns nothing worth taking.
+ * Before that, what that user will need is handed over (the control
+ * socket); and the checks before start-up ask, as that user, whether it
+ * will be able to do what it must (write the metrics file).
  */
 #include <hdp/fwd.h>
 #include <hdp/log.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Groups, then gid, then uid: once the uid is gone, nothing else can change. */
@@ -51,4 +58,83 @@ int hdp_fwd_drop_privileges(const struct hdp_fwd_cfg *cfg)
 		return -errno;
 	}
 	return 0;
+}
+
+bool hdp_fwd_is_runtime_dir(const char *dir)
+{
+	const char *list = getenv("RUNTIME_DIRECTORY");	/* systemd: "A:B:..." */
+	size_t n = strlen(dir);
+
+	while (list && *list) {
+		const char *end = strchrnul(list, ':');
+
+		if ((size_t)(end - list) == n && strncmp(list, dir, n) == 0)
+			return true;
+		list = *end ? end + 1 : end;
+	}
+	return false;
+}
+
+/*
+ * Under the shipped unit the socket's directory is the runtime directory
+ * systemd made (root's, 0700 under UMask=0077): the user would be denied
+ * the socket, and could not remove it at exit. That directory is the
+ * service's alone, and systemd removes it at stop, so it goes to the user
+ * too. Any other directory stays as it is: chowning a directory the
+ * service does not own would give the user more than its socket.
+ */
+int hdp_fwd_ctl_hand_over(const struct hdp_fwd_cfg *cfg, const char *path)
+{
+	char dir[sizeof(cfg->ctl_path)];
+	const char *slash = strrchr(path, '/');
+
+	if (!cfg->user[0])
+		return 0;
+	if (chown(path, (uid_t)cfg->uid, (gid_t)cfg->gid)) {
+		hdp_log(HDP_LOG_ERR, "control socket %s: cannot hand it to user %s: %s", path,
+			cfg->user, strerror(errno));
+		return -errno;
+	}
+	if (!slash || slash == path)
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (hdp_fwd_is_runtime_dir(dir) && chown(dir, (uid_t)cfg->uid, (gid_t)cfg->gid)) {
+		hdp_log(HDP_LOG_ERR, "runtime directory %s: cannot hand it to user %s: %s", dir,
+			cfg->user, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * A child drops what hdp-fwd will drop and asks the kernel: every rule
+ * (owner, group, mode, ACLs, a read-only mount) applies as it will once
+ * hdp-fwd runs.
+ */
+int hdp_fwd_access_as_runner(const struct hdp_fwd_cfg *cfg, const char *path, int mode)
+{
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		return 1;	/* cannot become anyone else to find out */
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		int err = 0;
+
+		if (hdp_fwd_drop_privileges(cfg))
+			_exit(255);
+		if (faccessat(AT_FDCWD, path, mode, AT_EACCESS))
+			err = errno > 0 && errno < 255 ? errno : EACCES;	/* an exit status */
+		_exit(err);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return 1;
+	return -WEXITSTATUS(status);
 }

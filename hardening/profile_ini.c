@@ -23,6 +23,7 @@ struct ini_ctx {
 	FILE *f;
 	int line;
 	int errors;
+	int read_error;		/* errno of a failed read: the file is refused */
 	bool bad_section;	/* refused at its header: its keys are skipped */
 	hdp_ini_section_fn_t other;
 	void *other_ctx;
@@ -81,7 +82,9 @@ static void section_header(struct ini_ctx *c, const char *line)
  * (the value cut short, the rest taken for a line of its own), and a NUL
  * byte would end it early for libinih while the rest of it stayed
  * unread: both are refused here, by their number, and libinih gets a
- * comment in their place.
+ * comment in their place. A failed read (a directory, an I/O error) is
+ * not the end of the file: it ends the parse, and the caller refuses the
+ * file rather than take what came before for all of it.
  */
 static char *counting_reader(char *str, int num, void *stream)
 {
@@ -97,6 +100,10 @@ static char *counting_reader(char *str, int num, void *stream)
 		nul |= ch == '\0';
 		if (ch == '\n')
 			break;
+	}
+	if (ch == EOF && ferror(c->f)) {
+		c->read_error = errno ? errno : EIO;
+		return NULL;
 	}
 	if (ch == EOF && len == 0)
 		return NULL;
@@ -160,7 +167,15 @@ int hdp_harden_config_load_file(struct hdp_harden_config *cfg, const char *path,
 	c.cfg = next;
 	ret = ini_parse_stream(counting_reader, &c, on_key, &c);
 	fclose(c.f);
-	if (ret > 0) {
+	if (c.read_error) {
+		if (c.line)
+			hdp_log(HDP_LOG_ERR, "%s: cannot read it after line %d: %s", path, c.line,
+				strerror(c.read_error));
+		else
+			hdp_log(HDP_LOG_ERR, "%s: cannot read it: %s", path,
+				strerror(c.read_error));
+		c.errors++;
+	} else if (ret > 0) {
 		hdp_log(HDP_LOG_ERR, "%s:%d: syntax error: expected [section], key = value or a comment",
 			path, ret);
 		c.errors++;

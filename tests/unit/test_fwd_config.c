@@ -37,10 +37,12 @@ static const char *write_ini(const char *text)
 Test(fwd_config, ports_pair_up_in_order)
 {
 	cr_assert_eq(hdp_fwd_cfg_set_ports(cfg, "a,b:1,c,d", "--ports"), 0);
-	/* Allowed with fewer frames than the rings hold, but said. */
+	/*
+	 * Allowed with fewer frames than the rings hold; said once by the
+	 * checks before start-up, which know every queue, not here.
+	 */
 	cr_assert_eq(hdp_fwd_cfg_check(cfg), 0, "%s", captured_logs());
-	cr_assert(log_contains("(that takes 16384): under load the fill rings can run dry"),
-		  "%s", captured_logs());
+	cr_assert(!log_contains("cannot keep"), "%s", captured_logs());
 	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "frames", "16384", "--frames", 0), 0);
 	cr_assert_eq(hdp_fwd_cfg_check(cfg), 0, "%s", captured_logs());
 	cr_assert_eq(cfg->nports, 4);

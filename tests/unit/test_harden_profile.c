@@ -436,6 +436,20 @@ Test(harden_profile, ini_syntax_and_section_errors)
 		  captured_logs());
 }
 
+/* A read that fails is not the end of the file: nothing read before it is taken. */
+Test(harden_profile, a_file_that_cannot_be_read_is_refused_not_taken_as_empty)
+{
+	struct hdp_profile before = resolve("rx"), after;
+	int ret = hdp_harden_config_load_file(cfg, DATA, NULL, NULL);
+
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, -EINVAL, "a directory: %d", ret);
+	cr_assert(log_contains(": cannot read it: Is a directory"), "%s", captured_logs());
+	after = resolve("rx");
+	cr_assert(same_profile(&before, &after), "nothing changed");
+}
+
 struct port_events {
 	int headers, keys, header_line;
 };

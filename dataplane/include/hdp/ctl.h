@@ -52,8 +52,8 @@ struct hdp_ctl_source {
 /*
  * Listen at @path. A socket nobody listens on (left by a killed
  * forwarder) is replaced; anything else is refused: errno EADDRINUSE
- * (another process listens there) or EEXIST (not a socket). NULL + errno,
- * logged.
+ * (another process listens there), EEXIST (not a socket), ENOENT (no
+ * such directory). NULL + errno, logged.
  */
 struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f);
 
@@ -64,9 +64,11 @@ struct hdp_ctl *hdp_ctl_open_source(const char *path, const struct hdp_ctl_sourc
  * The same refusals, without binding: for a check before anything is set
  * up, while the socket itself appears only once the forwarder is ready
  * (its existence is what waiting clients look for). 0, or -EADDRINUSE,
- * -EEXIST, -ENAMETOOLONG (logged).
+ * -EEXIST, -ENAMETOOLONG, -ENOENT or -ENOTDIR (no such directory),
+ * -EROFS (a read-only one) or another negative errno, with the reason in
+ * @why (not logged: the caller knows where the path came from).
  */
-int hdp_ctl_path_check(const char *path);
+int hdp_ctl_path_check(const char *path, char *why, size_t len);
 
 /*
  * Wait up to @max_ms for clients and serve whatever is ready: accept,

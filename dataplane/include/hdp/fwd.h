@@ -42,6 +42,17 @@ enum hdp_zero_copy {
 /* A port given as IF, without :QUEUE: every RX queue the interface has. */
 #define HDP_PORT_ALL_QUEUES UINT32_MAX
 
+/*
+ * Where a setting came from, for errors found after parsing (the checks
+ * against the machine): the file and its line, or the option (line 0).
+ * @source points into the command line or at a literal: it lives as
+ * long as the process. NULL: the built-in default.
+ */
+struct hdp_cfg_origin {
+	const char *source;
+	int line;
+};
+
 struct hdp_port_cfg {
 	char ifname[IF_NAMESIZE];
 	uint32_t queue;			/* or HDP_PORT_ALL_QUEUES until expanded */
@@ -51,6 +62,17 @@ struct hdp_port_cfg {
 	uint8_t dst_mac[6];
 	bool has_src_mac;
 	bool has_dst_mac;
+	struct hdp_cfg_origin origin;	/* where the port was named */
+};
+
+/* [global] keys that checks after parsing name, with where each was set. */
+enum hdp_fwd_key {
+	HDP_FWD_KEY_FRAMES,
+	HDP_FWD_KEY_CTL_SOCKET,
+	HDP_FWD_KEY_HUGE_DIR,
+	HDP_FWD_KEY_METRICS_FILE,
+	HDP_FWD_KEY_USER,
+	HDP_FWD_KEYS_TRACKED
 };
 
 struct hdp_fwd_cfg {
@@ -78,6 +100,7 @@ struct hdp_fwd_cfg {
 	enum hdp_xdp_mode xdp_mode;	/* how the XDP program is attached */
 	enum hdp_zero_copy zero_copy;
 	uint32_t uid, gid;		/* of user, resolved when it is set */
+	struct hdp_cfg_origin origin[HDP_FWD_KEYS_TRACKED];
 	struct hdp_harden_config harden;
 };
 
@@ -99,9 +122,37 @@ void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg);
  */
 int hdp_fwd_cfg_load(struct hdp_fwd_cfg *cfg, const char *path);
 
-/* One [global] key: 0 or -EINVAL (logged with @source and @line). */
+/*
+ * One [global] key: 0 or -EINVAL (logged with @source and @line). A value
+ * --check-config could not print so that it reads back (hdp_ini_value_fits)
+ * is refused here, saying why.
+ */
 int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
 			   const char *value, const char *source, int line);
+
+/*
+ * An error about [global] @key found after parsing, logged as the parser
+ * logs one ("FILE:LINE: [global] key 'K', value 'V': why", "--OPTION 'V':
+ * why", or the default's), the reason from @fmt. Returns -EINVAL.
+ */
+int hdp_fwd_cfg_refuse(const struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key,
+		       const char *fmt, ...) HDP_PRINTF(3, 4);
+
+/* The same about port @p ("FILE:LINE: port f0:1: why", "--ports: port f0: why"). */
+int hdp_fwd_port_refuse(const struct hdp_port_cfg *p, const char *fmt, ...)
+	HDP_PRINTF(2, 3);
+
+/* The longest line hdp's INI reader takes: libinih's 200, less newline and NUL. */
+#define HDP_INI_LINE_MAX 198
+
+/*
+ * Can "@key = @value" be written as one line of an INI file that reads
+ * back as @value? libinih, under hdp's reader, drops spaces around a
+ * value, ends it at a ';' after a space, and hdp refuses control
+ * characters and lines over HDP_INI_LINE_MAX; there is no quoting.
+ * true, or false with the reason in @why.
+ */
+bool hdp_ini_value_fits(const char *key, const char *value, char *why, size_t len);
 
 /* "IF[:QUEUE],IF[:QUEUE]…" replaces the port list: 0 or -EINVAL. */
 int hdp_fwd_cfg_set_ports(struct hdp_fwd_cfg *cfg, const char *list,
@@ -111,10 +162,11 @@ int hdp_fwd_cfg_set_ports(struct hdp_fwd_cfg *cfg, const char *list,
  * Ports given as IF (every queue): ask each interface how many RX queues it
  * has (ethtool's channels, else sysfs) and list IF:0..IF:N-1 in their
  * place, each paired with the same queue of its peer, and spread so that
- * each worker receives queues of every interface. Call after
- * hdp_fwd_cfg_check() and before hdp_fwd_create(); needs the interfaces.
- * 0 or -EINVAL (logged: no such interface, peers with different queue
- * counts, too many ports).
+ * each worker receives queues of every interface. Then every port's
+ * interface must exist and have its queue (RX and TX: an AF_XDP socket
+ * binds both). Call after hdp_fwd_cfg_check() and before
+ * hdp_fwd_create(); needs the interfaces. 0 or -EINVAL (logged: no such
+ * interface or queue, peers with different queue counts, too many ports).
  */
 int hdp_fwd_cfg_expand_queues(struct hdp_fwd_cfg *cfg);
 
@@ -137,18 +189,54 @@ const char *hdp_zero_copy_name(enum hdp_zero_copy z);
 const char *hdp_fwd_mode_name(enum hdp_fwd_mode mode);
 
 /*
- * Check the whole configuration before anything starts: ports and their
- * peers, l2 MACs, ring and frame sizes, the hardening profile. 0 or -EINVAL.
+ * Check the configuration as such, before anything starts: ports and their
+ * peers, l2 MACs, the hardening profile, and that --check-config can print
+ * it so that it reads back. 0 or -EINVAL. Quiet when it passes: it runs
+ * again on every SIGHUP. What needs the machine is hdp_fwd_preflight()'s.
  */
 int hdp_fwd_cfg_check(struct hdp_fwd_cfg *cfg);
+
+/*
+ * Every check start-up makes before it touches anything, in one list:
+ * hdp-fwd runs it before setting up, and --check-config runs it (on a
+ * copy) and stops, so that its 0 means start-up will not refuse the
+ * configuration. The control socket's path and directory; for AF_XDP
+ * ports (@dpdk false) also the metrics file's directory (and, when
+ * running as root, that the user hdp-fwd becomes may write there), the
+ * interfaces and their queues (expanding ports given as IF), huge_dir and
+ * the UMEM pool's profile against its frames; for DPDK ports, that each
+ * is a whole device. @keep_caps: hdp-fwd will keep its capabilities
+ * (--keep-capabilities). Creates nothing that outlives it.
+ * 0; -EINVAL: configuration errors, each logged naming where it was set
+ * (status 2); another negative errno: a check could not run (logged).
+ */
+int hdp_fwd_preflight(struct hdp_fwd_cfg *cfg, bool dpdk, bool keep_caps);
+
+/*
+ * The UMEM pool's profile against its geometry: a pool of the same name,
+ * frames and frame size on plain pages, configured as start-up configures
+ * the real one, then destroyed. 0, -EINVAL (refused, logged), or another
+ * negative errno when the trial pool cannot be made.
+ */
+int hdp_fwd_umem_profile_check(const struct hdp_fwd_cfg *cfg);
 
 /*
  * Print a checked configuration as an INI file that reads back as the same
  * configuration: [global], every port with its peer and the worker that
  * receives it, every pool's profile after defaults, file and overrides.
- * @file names the file it came from in the heading, or NULL.
+ * Every line fits hdp's INI reader; comments are cut to fit, and the port
+ * list, when longer than a line, is left to the [port:...] sections, which
+ * name the same ports in the same order. @file names the file it came
+ * from in the heading, or NULL. 0, or -EINVAL when a value cannot be
+ * written (logged; the parser refuses those first).
  */
-void hdp_fwd_cfg_show(const struct hdp_fwd_cfg *cfg, const char *file, FILE *out);
+int hdp_fwd_cfg_show(const struct hdp_fwd_cfg *cfg, const char *file, FILE *out);
+
+/*
+ * The init_exclude line's value as hdp_fwd_cfg_show() prints it ("default",
+ * "none,a,b"): the list in force, the command line's else the file's.
+ */
+void hdp_fwd_cfg_exclude_text(const struct hdp_fwd_cfg *cfg, char *buf, size_t len);
 
 /*
  * A configuration read again while running (SIGHUP): the first setting in
@@ -194,7 +282,12 @@ struct hdp_xsk_kstats {
 
 struct hdp_fwd;
 
-/* Build the forwarder: UMEM pool, programs, sockets. NULL + errno (logged). */
+/*
+ * Build the forwarder: UMEM pool, programs, sockets. NULL + errno (logged):
+ * EINVAL, ENODEV or EOPNOTSUPP when the configuration asks for what cannot
+ * be (a profile the pool refuses, no such interface or queue, a mode the
+ * driver lacks): status 2; anything else is a runtime failure.
+ */
 struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg);
 
 /*
@@ -203,6 +296,28 @@ struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg);
  * hdp_fwd_start(): capabilities are per thread. 0 or a negative errno.
  */
 int hdp_fwd_drop_privileges(const struct hdp_fwd_cfg *cfg);
+
+/*
+ * Hand the control socket at @path to cfg->user before privileges go, so
+ * that user may use it, and its directory too when that is the service's
+ * own runtime directory ($RUNTIME_DIRECTORY, which systemd makes root's,
+ * 0700, and removes at stop), so the user can reach the socket and
+ * remove it at exit. 0 or a negative errno (logged).
+ */
+int hdp_fwd_ctl_hand_over(const struct hdp_fwd_cfg *cfg, const char *path);
+
+/* Is @dir the service's runtime directory, one of $RUNTIME_DIRECTORY's? */
+bool hdp_fwd_is_runtime_dir(const char *dir);
+
+/*
+ * Could hdp-fwd, once it has dropped its privileges as
+ * hdp_fwd_drop_privileges() drops them, access @path with @mode
+ * (access(2)'s R_OK, W_OK, X_OK)? Tried in a child process that drops
+ * them, so every rule the kernel applies is applied. 0, a negative errno
+ * (what access said), or 1 when this process cannot take on that
+ * identity to find out (it is not root).
+ */
+int hdp_fwd_access_as_runner(const struct hdp_fwd_cfg *cfg, const char *path, int mode);
 
 /* Run the workers until hdp_fwd_stop(); 0 or a negative errno. */
 int hdp_fwd_start(struct hdp_fwd *f);

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Every check hdp-fwd makes before it touches anything, in one list. Start-up
+ * runs it, then sets up; --check-config runs it and stops. So a 0 from
+ * --check-config means start-up will not refuse the configuration, and
+ * what start-up refuses as a configuration error, --check-config refuses
+ * the same way, with the same message.
+ *
+ * Parsing (hdp_fwd_cfg_check) judges the configuration as such; this
+ * judges it against the machine: the control socket's path, the metrics
+ * file's directory and the user's right to write there, the interfaces and
+ * their queues, the hugetlbfs directory, and the UMEM pool's profile
+ * against its frames. Nothing is created that outlives a check.
+ */
+#include <hdp/ctl.h>
+#include <hdp/fwd.h>
+#include <hdp/metrics_file.h>
+#include <hdp/log.h>
+
+#include <errno.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+/* The directory of @path ("." for a bare name), into @dir. */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else
+		snprintf(dir, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
+/* Who hdp-fwd is once set up, for messages. */
+static const char *runner(const struct hdp_fwd_cfg *cfg, char *buf, size_t len)
+{
+	if (cfg->user[0])
+		snprintf(buf, len, "user %s (uid %u)", cfg->user, cfg->uid);
+	else
+		snprintf(buf, len, "hdp-fwd, without its capabilities once set up,");
+	return buf;
+}
+
+static int check_ctl(const struct hdp_fwd_cfg *cfg, bool keep_caps)
+{
+	char why[160], dir[sizeof(cfg->ctl_path)], who[128];
+	int ret;
+
+	if (!cfg->ctl_path[0])
+		return 0;
+	if (hdp_ctl_path_check(cfg->ctl_path, why, sizeof(why)))
+		return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_CTL_SOCKET, "%s", why);
+	/*
+	 * What the user can do there start-up does not refuse, only says:
+	 * root may still use the socket. hdp-fwd hands the service's runtime
+	 * directory to the user itself.
+	 */
+	dir_of(cfg->ctl_path, dir, sizeof(dir));
+	if (!cfg->user[0] || keep_caps || hdp_fwd_is_runtime_dir(dir))
+		return 0;
+	ret = hdp_fwd_access_as_runner(cfg, dir, X_OK);
+	if (ret < 0) {
+		hdp_log(HDP_LOG_WARN, "control socket %s: %s cannot reach the socket in %s: %s",
+			cfg->ctl_path, runner(cfg, who, sizeof(who)), dir, strerror(-ret));
+		return 0;
+	}
+	ret = hdp_fwd_access_as_runner(cfg, dir, W_OK | X_OK);
+	if (ret < 0)
+		hdp_log(HDP_LOG_WARN, "control socket %s: %s cannot remove it from %s at exit, "
+			"where it will be left behind: %s", cfg->ctl_path,
+			runner(cfg, who, sizeof(who)), dir, strerror(-ret));
+	return 0;
+}
+
+/* Written as the user hdp-fwd becomes, at start and every interval. */
+static int check_metrics(const struct hdp_fwd_cfg *cfg, bool keep_caps)
+{
+	char dir[sizeof(cfg->metrics_path)], who[128];
+	struct stat st;
+	int ret;
+
+	if (!cfg->metrics_path[0])
+		return 0;
+	dir_of(cfg->metrics_path, dir, sizeof(dir));
+	if (stat(dir, &st) && errno == EACCES)
+		return 0;	/* a check run unprivileged cannot look: root will */
+	if (stat(dir, &st))
+		return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_METRICS_FILE, "its directory %s: %s",
+					  dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_METRICS_FILE, "%s is not a directory",
+					  dir);
+	ret = keep_caps ? 0 : hdp_fwd_access_as_runner(cfg, dir, W_OK | X_OK);
+	if (ret < 0)
+		return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_METRICS_FILE, "%s cannot write in %s: %s",
+					  runner(cfg, who, sizeof(who)), dir, strerror(-ret));
+	return 0;
+}
+
+/* As mempool/mem_map.c judges it when the UMEM is mapped. */
+static int check_huge_dir(const struct hdp_fwd_cfg *cfg)
+{
+	struct statfs fs;
+
+	if (!cfg->huge_dir[0])
+		return 0;
+	if (statfs(cfg->huge_dir, &fs))
+		return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_HUGE_DIR, "%s", strerror(errno));
+	if (fs.f_type != HUGETLBFS_MAGIC)
+		return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_HUGE_DIR, "not a hugetlbfs mount");
+	return 0;
+}
+
+/* The protections judge the profile against the pool they attach to. */
+static int check_umem(const struct hdp_fwd_cfg *cfg)
+{
+	int ret = hdp_fwd_umem_profile_check(cfg);
+
+	if (ret == -EINVAL)
+		hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_FRAMES, "the UMEM pool '%s' of this many "
+				   "frames of %u bytes refuses its profile (above)",
+				   HDP_FWD_UMEM_POOL, cfg->frame_size);
+	return ret;
+}
+
+/*
+ * Said once, with the ports every queue makes (after the expansion), and
+ * not on a reload: frames and ports cannot change there.
+ */
+static void warn_frames(const struct hdp_fwd_cfg *cfg)
+{
+	uint32_t rings = cfg->nports * (cfg->fill_size + cfg->ring_size);
+
+	/*
+	 * Fewer frames than the rings can hold is allowed (hugepages are
+	 * scarce), but the pool can then run dry while TX is stuck: the fill
+	 * ring empties, and the kernel drops and counts what arrives.
+	 */
+	if (cfg->frames < rings)
+		hdp_log(HDP_LOG_WARN, "%u frames cannot keep %u ports' fill and TX rings full "
+			"(that takes %u): under load the fill rings can run dry (counted as "
+			"fill_empty)", cfg->frames, cfg->nports, rings);
+}
+
+/* A DPDK port is a whole device: its queues are hdp-fwd's to spread. */
+static int check_dpdk_ports(const struct hdp_fwd_cfg *cfg)
+{
+	int errors = 0;
+
+	for (unsigned i = 0; i < cfg->nports; i++)
+		if (cfg->ports[i].queue != HDP_PORT_ALL_QUEUES)
+			errors += hdp_fwd_port_refuse(&cfg->ports[i], "on DPDK ports give the "
+						      "device alone; hdp-fwd spreads its "
+						      "queues over the lcores") != 0;
+	return errors ? -EINVAL : 0;
+}
+
+int hdp_fwd_preflight(struct hdp_fwd_cfg *cfg, bool dpdk, bool keep_caps)
+{
+	int errors = 0, failed = 0, ret;
+
+	errors += check_ctl(cfg, keep_caps) != 0;
+	/* Both modes write it: nothing but hdp-fwd's own metrics there, a directory it may write. */
+	errors += hdp_metrics_path_check(cfg) != 0;
+	errors += check_metrics(cfg, keep_caps) != 0;
+	/* DPDK ports: devices EAL judges at start. */
+	if (dpdk) {
+		errors += check_dpdk_ports(cfg) != 0;
+	} else {
+		if (hdp_fwd_cfg_expand_queues(cfg) == 0)
+			warn_frames(cfg);
+		else
+			errors++;
+		errors += check_huge_dir(cfg) != 0;
+		ret = check_umem(cfg);
+		errors += ret == -EINVAL;
+		failed = ret && ret != -EINVAL ? ret : failed;
+	}
+	if (errors)
+		return -EINVAL;
+	return failed;
+}
