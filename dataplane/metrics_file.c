@@ -124,7 +124,8 @@ int hdp_metrics_path_check(const struct hdp_fwd_cfg *cfg)
 	if (lstat(cfg->metrics_path, &st)) {
 		int err = errno;
 
-		if (err == ENOENT)
+		/* Nothing there; or a check run unprivileged cannot look: start-up (root) will. */
+		if (err == ENOENT || (err == EACCES && geteuid() != 0))
 			return 0;
 		hdp_log(HDP_LOG_ERR, "metrics file %s: %s", cfg->metrics_path, strerror(err));
 		return -err;

@@ -34,7 +34,7 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp, const struct hdp_harden_co
 		hdp_harden_counters_add(&sum, live);
 	out->flags = hdp_view_flags(v);
 	out->on_violation = hdp_view_policy(v);
-	out->epoch = v.epoch;
+	out->epoch = atomic_load_explicit(&hp->epoch, memory_order_relaxed);
 	out->tag_backend = !(out->flags & HDP_HF_TAG) ? "off"
 			 : (out->flags & HDP_HF_TAG_MTE) ? "mte" : "soft";
 	for (unsigned i = 0; i < HDP_COUNTERS_MAX; i++)

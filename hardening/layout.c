@@ -178,6 +178,8 @@ int hdp_layout_init(struct hdp_layout *l, const struct hdp_layout_desc *d)
 			return ret;
 	}
 	l->stride_magic = stride_magic(l);
+	/* An AF_XDP UMEM, most pools: an object's check is a mask. */
+	l->plain = !l->chunks && l->stride_shift != UINT32_MAX && !l->gap_period;
 	return 0;
 }
 

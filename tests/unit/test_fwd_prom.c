@@ -20,8 +20,8 @@ static struct hdp_fwd_cfg cfg;
 static struct hdp_fwd *fwd;
 static char reply[1 << 18];
 
-/* 0xff and 0xfe start nothing; 0xc3 '(' is a sequence cut short; 0x01 is fine. */
-#define NAMES "a\xff\x01:0,a\xfe:0,b\xc3(:0,c\xe2\x82\xac:0"
+/* 0xff and 0xfe start nothing; 0xc3 '(' is a sequence cut short; the euro sign is fine. */
+#define NAMES "a\xff:0,a\xfe:0,b\xc3(:0,c\xe2\x82\xac:0"
 
 static void make_forwarder(void)
 {
@@ -70,11 +70,11 @@ Test(fwd_prom, every_label_value_is_utf8_whatever_the_interface_names)
 Test(fwd_prom, a_byte_that_is_not_utf8_reads_as_in_the_json_stats)
 {
 	static const char *const want[] = {
-		"hdp_port_rx_packets_total{port=\"a\xc3\xbf\x01\",queue=\"0\"} 0\n",
+		"hdp_port_rx_packets_total{port=\"a\xc3\xbf\",queue=\"0\"} 0\n",
 		"hdp_port_rx_packets_total{port=\"a\xc3\xbe\",queue=\"0\"} 0\n",
 		"hdp_port_rx_packets_total{port=\"b\xc3\x83(\",queue=\"0\"} 0\n",
 		"hdp_port_rx_packets_total{port=\"c\xe2\x82\xac\",queue=\"0\"} 0\n",
-		",peer=\"a\xc3\xbf\x01\",",
+		",peer=\"a\xc3\xbf\",",
 	};
 	static char json[1 << 16];
 
@@ -82,6 +82,6 @@ Test(fwd_prom, a_byte_that_is_not_utf8_reads_as_in_the_json_stats)
 	for (size_t i = 0; i < HDP_ARRAY_SIZE(want); i++)
 		cr_assert_not_null(strstr(reply, want[i]), "no %s in\n%s", want[i], reply);
 	cr_assert_eq(hdp_ctl_answer(fwd, "stats json", json, sizeof(json)), 0);
-	cr_assert_not_null(strstr(json, "\"a\\u00ff\\u0001\""), "%s", json);
+	cr_assert_not_null(strstr(json, "\"a\\u00ff\""), "%s", json);
 	cr_assert_not_null(strstr(json, "\"b\\u00c3(\""), "%s", json);
 }

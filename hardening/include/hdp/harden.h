@@ -272,13 +272,18 @@ struct hdp_harden_pool {
 /*
  * The word and its epoch, read together: the epoch before the word and
  * again after it, so that the pair is one that was published (an epoch
- * is published before the word that starts it). Three loads of one
- * cache line; a change racing them costs another round.
+ * is published before the word that starts it). A word with no step on
+ * needs no epoch (nothing is recorded or read): one load. Otherwise three
+ * of one cache line; a change racing them costs another round.
  */
 static inline struct hdp_harden_view hdp_harden_pool_view(struct hdp_harden_pool *hp)
 {
-	struct hdp_harden_view v;
+	struct hdp_harden_view v = {
+		.word = atomic_load_explicit(&hp->word, memory_order_acquire),
+	};
 
+	if (hdp_likely(!(v.word & HDP_HF_HOOKS)))
+		return v;
 	do {
 		v.epoch = atomic_load_explicit(&hp->epoch, memory_order_acquire);
 		v.word = atomic_load_explicit(&hp->word, memory_order_acquire);

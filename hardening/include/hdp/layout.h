@@ -54,6 +54,7 @@ struct hdp_layout {
 	uint32_t stride_shift;		/* log2(stride), or UINT32_MAX */
 	uint64_t stride_magic;		/* else ceil(2^64 / stride), or 0: divide */
 	uint32_t gap_period, gap_objs;
+	bool plain;			/* one run, a power-of-two stride, no gaps */
 	/* Several chunks, sorted by address; NULL for one run. */
 	struct hdp_layout_chunk *chunks;
 	uint32_t chunk_count;
@@ -127,19 +128,13 @@ static inline bool hdp_layout_is_gap(const struct hdp_layout *l, uint32_t idx)
 	return l->gap_period && idx % l->gap_period >= l->gap_objs;
 }
 
-/* One run of power-of-two slots, no gaps: an AF_XDP UMEM, most pools. */
-static inline bool hdp_layout_is_plain(const struct hdp_layout *l)
-{
-	return !l->chunks && l->stride_shift != UINT32_MAX && !l->gap_period;
-}
-
 /* Is @a the start of an object (a slot's first byte, not in a gap)? */
 static inline bool hdp_layout_is_object(const struct hdp_layout *l, uintptr_t a)
 {
 	uint32_t idx;
 	size_t in_slot;
 
-	if (hdp_likely(hdp_layout_is_plain(l)))
+	if (hdp_likely(l->plain))
 		return a - l->base < l->span && !((a - l->base) & (l->stride - 1));
 	return hdp_layout_slot(l, a, &idx, &in_slot) && in_slot == 0 &&
 	       !hdp_layout_is_gap(l, idx);
@@ -154,7 +149,7 @@ static inline bool hdp_layout_holds(const struct hdp_layout *l, uint64_t off, ui
 	uint32_t idx;
 	size_t in_slot;
 
-	if (hdp_likely(hdp_layout_is_plain(l)))
+	if (hdp_likely(l->plain))
 		return off < l->span && (off & (l->stride - 1)) + len <= l->obj_size;
 	return off < l->span && hdp_layout_slot(l, l->base + (uintptr_t)off, &idx, &in_slot) &&
 	       in_slot + len <= l->obj_size && !hdp_layout_is_gap(l, idx);
