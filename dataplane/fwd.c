@@ -149,8 +149,8 @@ static int create_pool(struct hdp_fwd *f)
 		return errno == ENOENT || errno == ENOTDIR ? -EINVAL : -errno;
 	if (hdp_pool_configure(f->pool, &c->harden))
 		return -EINVAL;
-	f->lay = hdp_pool_slots(f->pool);
-	f->frame_shift = (unsigned)__builtin_ctzl(f->lay->stride);
+	f->lay = *hdp_pool_slots(f->pool);
+	f->frame_shift = (unsigned)__builtin_ctzl(f->lay.stride);
 	f->held = calloc(c->frames, sizeof(*f->held));
 	f->ext = calloc(c->frames, sizeof(*f->ext));
 	return f->held && f->ext ? 0 : -ENOMEM;
@@ -188,7 +188,7 @@ static int try_open_sockets(struct hdp_fwd *f, bool quiet_busy)
 	};
 	int ret;
 
-	ret = xsk_umem__create(&f->umem, (void *)f->lay->base, f->lay->span,
+	ret = xsk_umem__create(&f->umem, (void *)f->lay.base, f->lay.span,
 			       &f->ports[0].fill, &f->ports[0].comp, &ucfg);
 	if (ret) {
 		hdp_log(HDP_LOG_ERR, "cannot register the UMEM (%u frames of %u bytes): %s",

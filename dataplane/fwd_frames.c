@@ -16,7 +16,7 @@ unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n)
 		n = HDP_ARRAY_SIZE(objs);
 	got = hdp_pool_alloc_burst(f->pool, objs, n);
 	for (unsigned i = 0; i < got; i++) {
-		uint64_t addr = (uintptr_t)hdp_untag(objs[i]) - f->lay->base;
+		uint64_t addr = (uintptr_t)hdp_untag(objs[i]) - f->lay.base;
 		uint32_t idx = fwd_frame_of(f, addr);
 
 		addrs[i] = addr;
@@ -39,7 +39,7 @@ void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n)
 			/* Completion addresses may carry an offset: free the chunk. */
 			uint32_t idx = fwd_frame_of(f, addrs[i]);
 
-			objs[i] = (void *)hdp_layout_slot_addr(f->lay, idx);
+			objs[i] = (void *)hdp_layout_slot_addr(&f->lay, idx);
 			ext[i] = f->ext[idx];
 			atomic_store_explicit(&f->held[idx], 0, memory_order_relaxed);
 		}
@@ -133,11 +133,11 @@ unsigned fwd_frames_return_all(struct hdp_fwd *f)
 	 * The rings are gone: frames left in them are ours again. The kernel
 	 * may have written those without telling us where: wipe them whole.
 	 */
-	for (uint32_t idx = 0; f->held && idx < f->lay->slots; idx++) {
+	for (uint32_t idx = 0; f->held && idx < f->lay.slots; idx++) {
 		if (f->held[idx]) {
-			uint64_t addr = (uint64_t)idx * f->lay->stride;
+			uint64_t addr = (uint64_t)idx * f->lay.stride;
 
-			f->ext[idx] = (struct hdp_extent){ 0, (uint32_t)f->lay->obj_size };
+			f->ext[idx] = (struct hdp_extent){ 0, (uint32_t)f->lay.obj_size };
 			fwd_frames_free(f, &addr, 1);
 		}
 	}

@@ -57,8 +57,13 @@ struct fwd_worker {
 struct hdp_fwd {
 	struct hdp_fwd_cfg *cfg;
 	struct hdp_pool *pool;
-	const struct hdp_layout *lay;	/* the UMEM's frames: the pool's slots */
-	unsigned frame_shift;		/* log2(lay->stride): frames are 2 or 4 KiB */
+	/*
+	 * The UMEM's frames: the pool's slot layout, copied once when the
+	 * pool is made (it never changes), so that the burst loop reads it
+	 * without a pointer to chase after every call it makes.
+	 */
+	struct hdp_layout lay;
+	unsigned frame_shift;		/* log2(lay.stride): frames are 2 or 4 KiB */
 	struct xsk_umem *umem;
 	unsigned nports;
 	struct fwd_port ports[HDP_FWD_PORTS_MAX];
@@ -109,7 +114,7 @@ static inline uint8_t *fwd_frame_data(const struct hdp_fwd *f, uint64_t addr)
 	unsigned tag = atomic_load_explicit(&f->held[fwd_frame_of(f, addr)],
 					    memory_order_relaxed) >> 4;
 
-	return hdp_deref((void *)((f->lay->base + (uintptr_t)addr) |
+	return hdp_deref((void *)((f->lay.base + (uintptr_t)addr) |
 				  (uintptr_t)tag << HDP_TAG_SHIFT));
 }
 

@@ -72,9 +72,9 @@ HDP_COLD static void refuse_desc(struct hdp_fwd *f, struct xdp_desc d, uint64_t 
 	void *unused;
 
 	hdp_fwd_rx_desc(f->pool, d.addr, d.len, &unused);
-	if (d.addr < f->lay->span) {
+	if (d.addr < f->lay.span) {
 		f->ext[fwd_frame_of(f, d.addr)] = (struct hdp_extent){
-			0, (uint32_t)f->lay->obj_size };
+			0, (uint32_t)f->lay.obj_size };
 		drops[(*ndrops)++] = d.addr;
 	}
 }
@@ -85,7 +85,7 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 	struct xdp_desc good[HDP_FWD_BATCH_MAX];
 	uint64_t drops[HDP_FWD_BATCH_MAX];
 	unsigned n, ngood = 0, ndrops = 0, room, invalid = 0, runts = 0;
-	uint32_t rx_idx, tx_idx, stride = (uint32_t)f->lay->stride;
+	uint32_t rx_idx, tx_idx, stride = (uint32_t)f->lay.stride;
 	uint64_t bytes = 0;
 
 	fwd_complete(f, out);
@@ -102,7 +102,7 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 		 * Inside one chunk of the UMEM, whatever the profile (bounds=off
 		 * must not mean a wild pointer): the pool's own test, inline.
 		 */
-		if (hdp_unlikely(!hdp_layout_holds(f->lay, desc.addr, desc.len))) {
+		if (hdp_unlikely(!hdp_layout_holds(&f->lay, desc.addr, desc.len))) {
 			refuse_desc(f, desc, drops, &ndrops);
 			invalid++;
 			continue;

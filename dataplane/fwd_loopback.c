@@ -67,8 +67,8 @@ struct hdp_fwd *hdp_fwd_create_loopback(struct hdp_fwd_cfg *cfg)
 	f->loop_mem = lp;
 	if (!f->pool || !lp || hdp_pool_configure(f->pool, &cfg->harden))
 		goto err;
-	f->lay = hdp_pool_slots(f->pool);
-	f->frame_shift = (unsigned)__builtin_ctzl(f->lay->stride);
+	f->lay = *hdp_pool_slots(f->pool);
+	f->frame_shift = (unsigned)__builtin_ctzl(f->lay.stride);
 	f->held = calloc(cfg->frames, sizeof(*f->held));
 	f->ext = calloc(cfg->frames, sizeof(*f->ext));
 	if (!f->held || !f->ext)
@@ -112,7 +112,7 @@ static unsigned kernel_rx(struct hdp_fwd *f, unsigned port, const uint8_t *pkt,
 	for (k = 0; k < n; k++) {
 		uint64_t addr = lp->fill_ring[(lp->fill.consumer + k) & (fs - 1)] + HEADROOM;
 
-		memcpy((char *)f->lay->base + addr, pkt, len);
+		memcpy((char *)f->lay.base + addr, pkt, len);
 		lp->rx_ring[(lp->rx.producer + k) & (rs - 1)] =
 			(struct xdp_desc){ .addr = addr, .len = len };
 	}

@@ -143,6 +143,15 @@ bool hdp_layout_slot_chunked(const struct hdp_layout *l, uintptr_t a, uint32_t *
 	return true;
 }
 
+bool hdp_layout_holds_slow(const struct hdp_layout *l, uint64_t off, uint32_t len)
+{
+	uint32_t idx;
+	size_t in_slot;
+
+	return off < l->span && hdp_layout_slot(l, l->base + (uintptr_t)off, &idx, &in_slot) &&
+	       in_slot + len <= l->obj_size && !hdp_layout_is_gap(l, idx);
+}
+
 /*
  * ceil(2^64 / stride) when it divides every offset in a chunk exactly
  * (offset * stride < 2^64: the rounded-up reciprocal's error stays under

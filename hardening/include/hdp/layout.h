@@ -140,19 +140,19 @@ static inline bool hdp_layout_is_object(const struct hdp_layout *l, uintptr_t a)
 	       !hdp_layout_is_gap(l, idx);
 }
 
+/* hdp_layout_holds for layouts that are not plain (layout.c). */
+bool hdp_layout_holds_slow(const struct hdp_layout *l, uint64_t off, uint32_t len);
+
 /*
  * Do the @len bytes at offset @off from base lie inside one object (a
- * descriptor's check: an AF_XDP RX descriptor, a UMEM address)?
+ * descriptor's check: an AF_XDP RX descriptor, a UMEM address)? A compare
+ * and a mask for a plain layout, as a UMEM's is.
  */
 static inline bool hdp_layout_holds(const struct hdp_layout *l, uint64_t off, uint32_t len)
 {
-	uint32_t idx;
-	size_t in_slot;
-
 	if (hdp_likely(l->plain))
 		return off < l->span && (off & (l->stride - 1)) + len <= l->obj_size;
-	return off < l->span && hdp_layout_slot(l, l->base + (uintptr_t)off, &idx, &in_slot) &&
-	       in_slot + len <= l->obj_size && !hdp_layout_is_gap(l, idx);
+	return hdp_layout_holds_slow(l, off, len);
 }
 
 /* The first byte of slot @idx, for a layout in one run. */
