@@ -21,7 +21,6 @@ void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg)
 	cfg->frames = 8192;
 	cfg->frame_size = 2048;
 	cfg->batch = 64;
-	cfg->mbuf_reuse = -1;
 	cfg->ring_size = 2048;
 	cfg->fill_size = 2048;
 	cfg->stats_interval = 1;
@@ -206,11 +205,10 @@ static int set_global(struct hdp_fwd_cfg *cfg, const char *key, const char *valu
 			return bad(source, line, "global", key, value,
 				   "expected 0 (no cache: every mbuf through the hooks) to 512");
 	} else if (strcmp(key, "mbuf_reuse") == 0) {
-		/* HDP_DPDK_REUSE_DEPTH_MAX, without DPDK's header here. */
-		if (parse_u32(value, 0, 65536, &n))
-			return bad(source, line, "global", key, value,
-				   "expected a depth from 0 (no reuse queue) to 65536");
-		cfg->mbuf_reuse = (int32_t)n;
+		/* The reuse queues are the mbufs pool's quarantine now: one setting. */
+		return bad(source, line, "global", key, value,
+			   "the mbufs pool's reuse queues are its quarantine: set quarantine = on "
+			   "and quarantine_depth = N in [pool:mbufs]");
 	} else if (strcmp(key, "stats_interval") == 0) {
 		if (parse_u32(value, 0, 3600, &n))
 			return bad(source, line, "global", key, value,

@@ -123,10 +123,6 @@ static void show_global(const struct hdp_fwd_cfg *c, struct ini_out *o)
 	kvf(o, "fill_size", "%u", c->fill_size);
 	fprintf(o->f, "mbuf_cache = %u        ; DPDK ports only%s\n", c->mbuf_cache,
 		c->mbuf_cache ? "" : ": none");
-	if (c->mbuf_reuse >= 0)
-		fprintf(o->f, "mbuf_reuse = %d        ; DPDK ports only\n", c->mbuf_reuse);
-	else
-		note(o, "; mbuf_reuse: the driver's (HDP_DPDK_REUSE_DEPTH, else 1024)");
 	kvf(o, "stats_interval", "%u", c->stats_interval);
 	kvf(o, "duration", "%u", c->duration);
 	kv(o, "busy_poll", c->busy_poll ? "on" : "off");

@@ -420,12 +420,12 @@ static void announce(const struct dpdk_fwd *d)
 
 	hdp_dpdk_pool_stats_get(d->mp, &st);
 	printf("hdp-fwd: mode %s, %u DPDK ports with %u queue pair%s each, %u worker%s, pool %s "
-	       "of %u mbufs (hdp driver, %s, reuse queues %u deep)%s%s\n",
+	       "of %u mbufs (hdp driver, %s, quarantine %u deep)%s%s\n",
 	       hdp_fwd_mode_name(d->cfg->mode),
 	       d->cfg->nports, d->nqueues, d->nqueues == 1 ? "" : "s", d->nworkers,
 	       d->nworkers == 1 ? "" : "s", d->mp->name, d->mp->size,
 	       d->cfg->mbuf_cache ? "per-lcore cache: frees wiped by hdp-fwd before it" : "no cache",
-	       st.reuse_depth,
+	       st.quarantine_depth,
 	       d->ctl ? ", control socket " : "", d->ctl ? d->cfg->ctl_path : "");
 	for (unsigned i = 0; i < d->cfg->nports; i++)
 		printf("  %s -> %s\n", d->cfg->ports[i].ifname,
@@ -465,8 +465,7 @@ int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 			rte_strerror(rte_errno));
 		return 2;
 	}
-	if (hdp_dpdk_use_config(&cfg->harden) ||
-	    (cfg->mbuf_reuse >= 0 && hdp_dpdk_set_reuse_depth((unsigned)cfg->mbuf_reuse))) {
+	if (hdp_dpdk_use_config(&cfg->harden)) {
 		ret = 2;
 		goto out;
 	}

@@ -157,18 +157,18 @@ static int pools(void *ctx, bool json, struct hdp_strbuf *o)
 
 	if (hdp_dpdk_pool_stats_get(d->mp, &st))
 		return -ENOENT;
-	/* Too long for the buffer (it cannot be, with the built-in ones): left out. */
+	/* Too long for the buffer (it cannot be, with hdp's own): left out. */
 	if (hdp_dpdk_pool_protections(d->mp, json, prot, sizeof(prot)))
 		prot[0] = '\0';
 	if (json) {
 		hdp_strbuf_printf(o, "[{\"name\":\"%s\",\"ops\":\"%s\",\"objects\":%u,"
-				  "\"cache_size\":%u,\"in_pool\":%llu,\"in_reuse_queues\":%llu,"
-				  "\"reuse_depth\":%u,\"reuse_cut_short\":%llu,\"chunks\":%u,"
+				  "\"cache_size\":%u,\"in_pool\":%llu,\"held\":%llu,"
+				  "\"quarantine_depth\":%u,\"held_cut_short\":%llu,\"chunks\":%u,"
 				  "\"allocs\":%llu,"
 				  "\"frees\":%llu,\"rejected\":%llu,\"bytes_wiped\":%llu,"
 				  "\"violations\":%llu,\"profile\":", d->mp->name, HDP_DPDK_OPS_NAME,
-				  d->mp->size, d->mp->cache_size, U(st.in_pool), U(st.in_reuse_queues),
-				  st.reuse_depth, U(st.reuse_cut_short), st.chunks,
+				  d->mp->size, d->mp->cache_size, U(st.in_pool), U(st.held),
+				  st.quarantine_depth, U(st.held_cut_short), st.chunks,
 				  U(st.allocs), U(st.frees), U(st.rejected), U(st.bytes_wiped),
 				  U(st.violations));
 		hdp_strbuf_json_string(o, st.profile);
@@ -176,12 +176,12 @@ static int pools(void *ctx, bool json, struct hdp_strbuf *o)
 		return 0;
 	}
 	hdp_strbuf_printf(o, "pool %s (DPDK mempool, hdp driver): %u mbufs, cache %u, %llu free "
-			  "(%llu in reuse queues %u deep, cut short %llu times), "
+			  "(%llu held in quarantine %u deep, %llu handed out early), "
 			  "%u memory chunk%s\n  profile: %s\n  allocs %llu, frees %llu, refused %llu, "
 			  "bytes wiped %llu, violations %llu (double free %llu, bad free %llu, "
 			  "write after free %llu)\n", d->mp->name, d->mp->size, d->mp->cache_size,
-			  U(st.in_pool), U(st.in_reuse_queues), st.reuse_depth,
-			  U(st.reuse_cut_short), st.chunks, st.chunks == 1 ? "" : "s", st.profile,
+			  U(st.in_pool), U(st.held), st.quarantine_depth,
+			  U(st.held_cut_short), st.chunks, st.chunks == 1 ? "" : "s", st.profile,
 			  U(st.allocs), U(st.frees), U(st.rejected), U(st.bytes_wiped),
 			  U(st.violations), U(st.double_frees), U(st.bad_frees),
 			  U(st.writes_after_free));

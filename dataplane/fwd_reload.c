@@ -44,8 +44,6 @@ const char *hdp_fwd_cfg_restart_key(const struct hdp_fwd_cfg *a, const struct hd
 		return "fill_size";
 	if (a->mbuf_cache != b->mbuf_cache)
 		return "mbuf_cache";
-	if (a->mbuf_reuse != b->mbuf_reuse)
-		return "mbuf_reuse";
 	if (a->duration != b->duration)
 		return "duration";
 	if (a->busy_poll != b->busy_poll)

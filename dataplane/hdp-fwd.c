@@ -90,8 +90,8 @@ static void usage(FILE *f)
 "busy_poll, busy_budget, frames, frame_size (2048|4096), batch, ring_size,\n"
 "fill_size, huge_dir, user, metrics_file, metrics_mode (0600|0640|0604|0644),\n"
 "xdp_mode (auto|native|generic), zero_copy (auto|on|off),\n"
-"mbuf_cache (DPDK ports: 0-512, default 0),\n"
-"mbuf_reuse (DPDK ports: reuse queue depth 0-65536, default 1024).\n"
+"mbuf_cache (DPDK ports: 0-512, default 0). On DPDK ports the pool is\n"
+"\"mbufs\" ([pool:mbufs]); its quarantine keys make its reuse queues.\n"
 "[port:IF] keys: peer, src_mac, dst_mac.\n"
 "SIGHUP re-reads the --config file with the same options: pool profiles (not\n"
 "on DPDK ports), stats_interval and metrics_mode change at once; a file with\n"
@@ -370,9 +370,8 @@ static int check_config(const struct hdp_fwd_cfg *cfg)
 static void cfg_start(struct hdp_fwd_cfg *cfg)
 {
 	hdp_fwd_cfg_defaults(cfg);
-#if HDP_HAVE_DPDK
+	/* Declared in every build: one configuration file serves both kinds of ports. */
 	hdp_harden_config_declare(&cfg->harden, HDP_FWD_DPDK_POOL);
-#endif
 	snprintf(cfg->ctl_path, sizeof(cfg->ctl_path), "%s", HDP_CTL_DEFAULT_PATH);
 }
 

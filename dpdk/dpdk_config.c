@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Profiles for DPDK pools: HDP_CONFIG (INI file) below HDP_HARDEN (string),
- * and the reuse queues' HDP_DPDK_REUSE_DEPTH, read once per process, the
- * first time a pool is made. DPDK names its pools itself, so any valid
- * pool name is accepted in both.
+ * Profiles for DPDK pools: HDP_CONFIG (INI file) below HDP_HARDEN
+ * (string), read once per process, the first time a pool is made (or the
+ * application's own configuration). DPDK names its pools itself, so any
+ * valid pool name is accepted in both.
  */
 #include "dpdk_internal.h"
 
@@ -38,8 +38,6 @@ static void config_load(void)
 	}
 	if (!config_status && hdp_harden_config_validate(&config))
 		config_status = -EINVAL;
-	if (!config_status && hdp_dpdk_reuse_depth_from_env())
-		config_status = -EINVAL;
 }
 
 int hdp_dpdk_use_config(const struct hdp_harden_config *cfg)
@@ -62,9 +60,8 @@ int hdp_dpdk_profile_for(const char *name, struct hdp_profile *p, uint32_t *excl
 	const struct hdp_harden_config *cfg;
 
 	if (hdp_dpdk_config(&cfg)) {
-		hdp_log(HDP_LOG_ERR, "mempool %s: HDP_CONFIG / HDP_HARDEN / HDP_DPDK_REUSE_DEPTH "
-			"are invalid (above): refusing to make the pool rather than make it "
-			"unhardened", name);
+		hdp_log(HDP_LOG_ERR, "mempool %s: HDP_CONFIG / HDP_HARDEN are invalid (above): "
+			"refusing to make the pool rather than make it unhardened", name);
 		return -EINVAL;
 	}
 	if (!hdp_pool_name_valid(name)) {

@@ -41,6 +41,13 @@ int hdp_dpdk_pool_set(struct rte_mempool *mp, const char *key, const char *value
 				  mp->name, value);
 		return -EINVAL;
 	}
+	/* The queues are made with the pool: their depth is no runtime switch. */
+	if (strcmp(key, "quarantine") == 0 || strcmp(key, "quarantine_depth") == 0) {
+		hdp_strbuf_printf(&w, "mempool %s: key '%s', value '%s': a DPDK pool's "
+				  "quarantine is its lcores' reuse queues, made with the pool; set "
+				  "it in the pool's profile", mp->name, key, value);
+		return -EINVAL;
+	}
 	hdp_log_set_thread_sink(capture, &w);
 	ret = hdp_harden_pool_set_key(&pd->hp, key, value);
 	hdp_log_set_thread_sink(NULL, NULL);

@@ -42,7 +42,7 @@ struct hdp_dpdk_pool {
 	uint32_t span_slots;		/* and its slots (0: not spanned) */
 	uint32_t *starts;		/* per slot: where in it that object's area starts */
 	bool is_mbuf;
-	uint32_t reuse_depth;		/* of every lcore's queue (0: none) */
+	uint32_t reuse_depth;		/* of every lcore's queue (0: none): its quarantine */
 	uint32_t populated;
 	size_t area_off;		/* hardened area: offset in the element */
 	size_t area_len;
@@ -63,11 +63,10 @@ int hdp_dpdk_profile_for(const char *name, struct hdp_profile *p, uint32_t *excl
 			 char *why, size_t why_len);
 
 /*
- * The reuse queues (dpdk_reuse.h): HDP_DPDK_REUSE_DEPTH read once with the
- * profiles (0, or -EINVAL logged); each pool's queues made when its
- * profile turns on (0 or -ENOMEM) and freed with it; what they hold.
+ * The reuse queues (dpdk_reuse.h), the pool's quarantine: made when its
+ * profile turns on, as deep as its quarantine keys say (0 or -ENOMEM),
+ * freed with it; what they hold.
  */
-int hdp_dpdk_reuse_depth_from_env(void);
 int hdp_dpdk_reuse_setup(struct hdp_dpdk_pool *pd);
 void hdp_dpdk_reuse_teardown(struct hdp_dpdk_pool *pd);
 void hdp_dpdk_reuse_totals(const struct hdp_dpdk_pool *pd, uint64_t *queued,

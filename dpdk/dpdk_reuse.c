@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The reuse queues' depth (HDP_DPDK_REUSE_DEPTH, or the application's
- * hdp_dpdk_set_reuse_depth) and each pool's queues: one per EAL lcore and
- * one for non-EAL threads, made when the pool's profile turns on.
+ * Each pool's per-lcore reuse queues, its quarantine: one per EAL lcore
+ * and one for non-EAL threads, made when the pool's profile turns on,
+ * quarantine_depth deep where the profile has quarantine on (the same
+ * keys as hdp's own pools), none where it is off.
  */
 #include "dpdk_internal.h"
 
@@ -13,64 +14,41 @@
 
 #include <rte_malloc.h>
 
-static _Atomic uint32_t wanted_depth = HDP_DPDK_REUSE_DEPTH_DEFAULT;
-static _Atomic bool set_by_application;
-
-int hdp_dpdk_set_reuse_depth(unsigned depth)
-{
-	if (depth > HDP_DPDK_REUSE_DEPTH_MAX)
-		return -ERANGE;
-	atomic_store(&wanted_depth, depth);
-	atomic_store(&set_by_application, true);
-	return 0;
-}
-
-int hdp_dpdk_reuse_depth_from_env(void)
-{
-	const char *v = getenv("HDP_DPDK_REUSE_DEPTH");
-	unsigned long n;
-	char *end;
-
-	if (!v || atomic_load(&set_by_application))
-		return 0;
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	/* Digits only: strtoul alone would take spaces, a sign, an empty string. */
-	if (*v < '0' || *v > '9' || *end || errno || n > HDP_DPDK_REUSE_DEPTH_MAX) {
-		hdp_log(HDP_LOG_ERR, "HDP_DPDK_REUSE_DEPTH: value '%s': want a number of objects "
-			"from 0 (no queue: frees go straight to the ring) to %u", v,
-			HDP_DPDK_REUSE_DEPTH_MAX);
-		return -EINVAL;
-	}
-	atomic_store(&wanted_depth, (uint32_t)n);
-	return 0;
-}
-
 /*
  * The queues may hide at most half the pool from the other lcores: each
  * holds up to depth + slack + one put. A smaller pool gets a shallower
  * queue (said in the log), not allocations that fail while half the
  * pool is free elsewhere.
  */
-static uint32_t depth_for(const struct rte_mempool *mp, unsigned queues)
+static uint32_t depth_for(const struct rte_mempool *mp, unsigned queues, uint32_t depth)
 {
 	uint64_t share = mp->size / 2 / queues, extra = HDP_REUSE_SLACK + HDP_REUSE_PUT_MAX;
-	uint32_t depth = atomic_load(&wanted_depth);
 
 	if (share <= extra)
 		return 0;
 	return depth < share - extra ? depth : (uint32_t)(share - extra);
 }
 
+/* quarantine_depth where the pool's profile has quarantine on, else 0. */
+static uint32_t wanted_depth(const struct hdp_dpdk_pool *pd)
+{
+	uint32_t on = 0, depth = 0;
+
+	if (hdp_profile_value(&pd->hp.current, "quarantine", &on) || !on ||
+	    hdp_profile_value(&pd->hp.current, "quarantine_depth", &depth))
+		return 0;
+	return depth;
+}
+
 int hdp_dpdk_reuse_setup(struct hdp_dpdk_pool *pd)
 {
 	unsigned queues = rte_lcore_count() + 1;
-	uint32_t depth = depth_for(pd->mp, queues), cap;
+	uint32_t wanted = wanted_depth(pd), depth = depth_for(pd->mp, queues, wanted), cap;
 
 	pd->reuse_depth = depth;
-	if (depth != atomic_load(&wanted_depth))
-		hdp_log(HDP_LOG_INFO, "mempool %s: reuse queues %u deep, not %u: %u objects "
-			"shared by %u queues", pd->mp->name, depth, atomic_load(&wanted_depth),
+	if (depth != wanted)
+		hdp_log(HDP_LOG_WARN, "mempool %s: quarantine %u deep, not %u: %u objects "
+			"shared by %u lcores' queues", pd->mp->name, depth, wanted,
 			pd->mp->size, queues);
 	if (!depth)
 		return 0;

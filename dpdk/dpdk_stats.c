@@ -35,9 +35,9 @@ static void fill(struct hdp_dpdk_pool *pd, struct hdp_dpdk_pool_stats *st)
 		st->frees += hdp_counter_read(&pd->lcore[i].frees);
 		st->rejected += hdp_counter_read(&pd->lcore[i].rejected);
 	}
-	hdp_dpdk_reuse_totals(pd, &st->in_reuse_queues, &st->reuse_cut_short);
-	st->in_pool = rte_ring_count(pd->ring) + st->in_reuse_queues;
-	st->reuse_depth = pd->reuse_depth;
+	hdp_dpdk_reuse_totals(pd, &st->held, &st->held_cut_short);
+	st->in_pool = rte_ring_count(pd->ring) + st->held;
+	st->quarantine_depth = pd->reuse_depth;
 	st->is_mbuf = pd->is_mbuf;
 	st->area_off = pd->area_off;
 	st->area_len = pd->area_len;
@@ -99,9 +99,9 @@ static void pool_dict(struct hdp_dpdk_pool *pd, struct rte_tel_data *d, bool by_
 	rte_tel_data_add_dict_u64(d, "size", mp->size);
 	rte_tel_data_add_dict_u64(d, "cache_size", mp->cache_size);
 	rte_tel_data_add_dict_u64(d, "in_pool", st.in_pool);
-	rte_tel_data_add_dict_u64(d, "in_reuse_queues", st.in_reuse_queues);
-	rte_tel_data_add_dict_u64(d, "reuse_depth", st.reuse_depth);
-	rte_tel_data_add_dict_u64(d, "reuse_cut_short", st.reuse_cut_short);
+	rte_tel_data_add_dict_u64(d, "held", st.held);
+	rte_tel_data_add_dict_u64(d, "quarantine_depth", st.quarantine_depth);
+	rte_tel_data_add_dict_u64(d, "held_cut_short", st.held_cut_short);
 	rte_tel_data_add_dict_u64(d, "allocs", st.allocs);
 	rte_tel_data_add_dict_u64(d, "frees", st.frees);
 	rte_tel_data_add_dict_u64(d, "rejected", st.rejected);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The "hdp" mempool ops. Free objects live in an rte_ring, as with DPDK's
- * ring driver, behind each lcore's reuse queue (dpdk_reuse.h: a freed
- * object waits there behind `depth` later frees of that lcore before it is
- * handed out again); what hdp adds runs as objects cross the driver: on the way
+ * ring driver, behind each lcore's reuse queue, the pool's quarantine
+ * (dpdk_reuse.h: with quarantine on, a freed object waits there behind
+ * quarantine_depth later frees of that lcore before it is handed out
+ * again); what hdp adds runs as objects cross the driver: on the way
  * in (enqueue = free) foreign and interior pointers and double frees are
  * refused and the data area is wiped (init_on_free); on the way out
  * (dequeue = alloc) it is checked still zero (init_check) or wiped
@@ -244,7 +245,7 @@ static int harden_pool_ready(struct rte_mempool *mp, struct hdp_dpdk_pool *pd)
 		return ret;
 	pd->applied = true;
 	hdp_profile_format(&pd->hp.current, text, sizeof(text));
-	hdp_log(HDP_LOG_INFO, "mempool %s (%s, %u objects in %u chunk%s%s, reuse queues %u "
+	hdp_log(HDP_LOG_INFO, "mempool %s (%s, %u objects in %u chunk%s%s, quarantine %u "
 		"deep): %s%s%s", mp->name,
 		pd->is_mbuf ? "mbufs: data room hardened, headers untouched" : "whole objects",
 		mp->size, pd->chunk_count, pd->chunk_count == 1 ? "" : "s",

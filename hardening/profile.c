@@ -40,6 +40,23 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 	return ret;
 }
 
+int hdp_profile_value(const struct hdp_profile *p, const char *key, uint32_t *out)
+{
+	int k = hdp_core_key_find(key);
+	const struct hdp_registered *r;
+	unsigned i;
+
+	if (k >= 0) {
+		*out = hdp_core_value(p, (enum hdp_core_key)k);
+		return 0;
+	}
+	r = hdp_registry_key_find(key, &i);
+	if (!r)
+		return -ENOENT;
+	*out = p->pval[r->key_base + i];
+	return 0;
+}
+
 int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len)
 {
 	struct hdp_strbuf o = hdp_strbuf_init(buf, len);

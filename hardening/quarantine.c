@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * quarantine: a freed object waits behind the next quarantine_depth frees
- * of its thread before the pool can hand it out again.
+ * of its thread before the pool can hand it out again. hdp's own pools
+ * run it here, through the reuse hooks; a DPDK mempool's driver runs it
+ * as its per-lcore reuse queues, from the same keys (dpdk/dpdk_reuse.c).
  *
  * A thread's cache is a stack: without this, the object freed last is the
  * next one allocated, and a pointer kept past its free silently aliases
@@ -95,14 +97,14 @@ static unsigned quarantine_drain(const struct hdp_protection_burst *b, void **ou
 	return h ? take_oldest(h, out, max) : 0;
 }
 
+/*
+ * A pool without reuse hooks keeps its own quarantine from these keys (a
+ * DPDK mempool: the driver's per-lcore reuse queues, made quarantine_depth
+ * deep when the pool is): nothing runs here for it, but the keys are its.
+ */
 static int quarantine_attach(struct hdp_protection_pool *pp, const uint32_t *values,
 			     const char **why)
 {
-	if (!pp->reuse_hooks) {
-		*why = "this pool does not hold objects back (a DPDK mempool: its reuse queue "
-		       "delays reuse, HDP_DPDK_REUSE_DEPTH)";
-		return -EINVAL;
-	}
 	/* Each thread may hold depth objects, and a burst more. */
 	if (values[KEY_DEPTH] > pp->obj_count / 2) {
 		*why = "quarantine_depth is more than half of the pool's objects";

@@ -8,11 +8,11 @@
  * failing; objects freed on another lcore reach this one through the
  * ring, at most depth + slack staying in that lcore's queue; a non-EAL
  * thread's frees wait in the queue those threads share; small pools
- * get shallower queues; the depth comes from hdp_dpdk_set_reuse_depth,
- * and 0 means none (each free straight to the ring, FIFO through the pool).
- * Modes (argv[1]): none (the default depth), "--depth N" (the
- * environment's HDP_DPDK_REUSE_DEPTH, as meson sets it), "--refused"
- * (HDP_DPDK_REUSE_DEPTH is invalid: pools must not be made).
+ * get shallower queues; the depth is the pool's quarantine_depth (its
+ * profile: HDP_HARDEN, per pool too), and quarantine=off means none (each
+ * free straight to the ring, FIFO through the pool). Modes (argv[1]):
+ * none (quarantine 1024 deep), "--depth N" (N deep; 0: quarantine off),
+ * "--refused" (a depth out of range: pools must not be made).
  * Plain pages (--no-huge): no hugepage needed. Needs root (EAL).
  */
 #include <hdp/dpdk.h>
@@ -154,8 +154,8 @@ static void with_queues(struct rte_mempool *mp, unsigned depth)
 	unsigned got;
 
 	snprintf(what, sizeof(what), "reuse queues %u deep (stats say %u)", depth,
-		 st.reuse_depth);
-	ok(st.reuse_depth == depth, what);
+		 st.quarantine_depth);
+	ok(st.quarantine_depth == depth, what);
 
 	rte_mempool_get(mp, &x);
 	back = frees_until_back(mp, x, 4 * OBJS);
@@ -166,8 +166,8 @@ static void with_queues(struct rte_mempool *mp, unsigned depth)
 	st = stats(mp);
 	snprintf(what, sizeof(what), "the pool counts its queued objects: %u free of %u, "
 		 "%llu in queues", rte_mempool_avail_count(mp), mp->size,
-		 (unsigned long long)st.in_reuse_queues);
-	ok(rte_mempool_avail_count(mp) == mp->size && st.in_reuse_queues > 0 &&
+		 (unsigned long long)st.held);
+	ok(rte_mempool_avail_count(mp) == mp->size && st.held > 0 &&
 	   st.in_pool == mp->size, what);
 
 	ok(fifo(mp), "of two objects freed in a row, the first comes back first");
@@ -183,8 +183,8 @@ static void with_queues(struct rte_mempool *mp, unsigned depth)
 	st = stats(mp);
 	snprintf(what, sizeof(what), "every object can be allocated (%u of %u), the queue's "
 		 "before their wait (cut short %llu times)", got, mp->size,
-		 (unsigned long long)st.reuse_cut_short);
-	ok(got == mp->size && st.reuse_cut_short >= 1, what);
+		 (unsigned long long)st.held_cut_short);
+	ok(got == mp->size && st.held_cut_short >= 1, what);
 	for (unsigned i = 0; i < got; i++)
 		rte_mempool_put(mp, objs[i]);
 	ok(rte_mempool_avail_count(mp) == mp->size, "and all of them go back");
@@ -194,7 +194,7 @@ static void with_queues(struct rte_mempool *mp, unsigned depth)
 	rte_eal_remote_launch(free_remote, mp, rte_get_next_lcore(-1, 1, 0));
 	rte_eal_mp_wait_lcore();
 	st = stats(mp);
-	hidden = (uint32_t)st.in_reuse_queues;
+	hidden = (uint32_t)st.held;
 	snprintf(what, sizeof(what), "objects freed on another lcore: %u wait in its queue "
 		 "(at most %u), all counted free", hidden, depth + SLACK);
 	ok(got == mp->size && hidden >= depth && hidden <= depth + SLACK &&
@@ -205,32 +205,54 @@ static void with_queues(struct rte_mempool *mp, unsigned depth)
 		rte_mempool_put(mp, objs[i]);
 
 	got = take_all(mp, 50);
-	queued = stats(mp).in_reuse_queues;
+	queued = stats(mp).held;
 	{
 		pthread_t t;
 
 		ok(got == 50 && pthread_create(&t, NULL, free_foreign, mp) == 0 &&
-		   pthread_join(t, NULL) == 0 && stats(mp).in_reuse_queues == queued + 50 &&
+		   pthread_join(t, NULL) == 0 && stats(mp).held == queued + 50 &&
 		   rte_mempool_avail_count(mp) == mp->size,
 		   "a non-EAL thread's frees wait in the shared queue, counted free");
 	}
+}
+
+/*
+ * The profile: reports, not aborts; the quarantine as the mode says for
+ * every pool; and per pool, the ones the last checks make.
+ */
+static void set_profile(const char *quarantine)
+{
+	char spec[512];
+
+	snprintf(spec, sizeof(spec), "init_on_free=on,init_check=on,on_violation=report,%s,"
+		 "pool.reuse_small.quarantine=on,pool.reuse_small.quarantine_depth=250,"
+		 "pool.reuse_deep.quarantine=on,pool.reuse_deep.quarantine_depth=400,"
+		 "pool.reuse_64.quarantine=on,pool.reuse_64.quarantine_depth=64,"
+		 "pool.reuse_none.quarantine=off", quarantine);
+	setenv("HDP_HARDEN", spec, 1);
 }
 
 int main(int argc, char **argv)
 {
 	char *eal[] = { "test_dpdk_reuse", "-l", "0-1", "--no-pci", "--no-huge", "-m", "256",
 			"--no-telemetry", "--log-level=lib.eal:error" };
-	struct rte_mempool *mp, *small, *tuned, *none;
+	struct rte_mempool *mp, *small, *deep, *tuned, *none;
 	bool refused_mode = argc > 1 && strcmp(argv[1], "--refused") == 0;
-	unsigned env_depth = argc > 2 && strcmp(argv[1], "--depth") == 0 ?
-			     (unsigned)atoi(argv[2]) : HDP_DPDK_REUSE_DEPTH_DEFAULT;
-	char what[160];
+	unsigned depth = argc > 2 && strcmp(argv[1], "--depth") == 0 ? (unsigned)atoi(argv[2])
+								      : 1024;
+	char what[160], quarantine[64];
 
 	if (getuid() != 0) {
 		printf("1..0 # SKIP needs root (EAL)\n");
 		return 0;
 	}
-	setenv("HDP_HARDEN", "init_on_free=on,init_check=on,on_violation=report", 1);
+	if (refused_mode)
+		snprintf(quarantine, sizeof(quarantine), "quarantine=on,quarantine_depth=70000");
+	else if (depth)
+		snprintf(quarantine, sizeof(quarantine), "quarantine=on,quarantine_depth=%u", depth);
+	else
+		snprintf(quarantine, sizeof(quarantine), "quarantine=off");
+	set_profile(quarantine);
 	if (rte_eal_init((int)(sizeof(eal) / sizeof(eal[0])), eal) < 0) {
 		printf("1..0 # SKIP EAL cannot start here: %s\n", rte_strerror(rte_errno));
 		return 0;
@@ -242,24 +264,23 @@ int main(int argc, char **argv)
 	if (refused_mode) {
 		printf("1..1\n");
 		mp = pool("reuse_bad", OBJS);
-		snprintf(what, sizeof(what), "HDP_DPDK_REUSE_DEPTH=%s: the pool is not made",
-			 getenv("HDP_DPDK_REUSE_DEPTH"));
+		snprintf(what, sizeof(what), "%s: the pool is not made", quarantine);
 		ok(mp == NULL, what);
 		return failed ? 1 : 0;
 	}
-	printf("1..%u\n", env_depth ? 17u : 10u);
+	printf("1..%u\n", depth ? 16u : 9u);
 	mp = pool("reuse_0", OBJS);
 	ok(mp != NULL, "a pool of 8192 objects on two lcores");
 	if (!mp)
 		return 1;
-	if (env_depth) {
-		with_queues(mp, env_depth);
+	if (depth) {
+		with_queues(mp, depth);
 	} else {
 		void *x;
 		uint32_t back;
 		struct hdp_dpdk_pool_stats st = stats(mp);
 
-		ok(st.reuse_depth == 0 && st.in_reuse_queues == 0, "depth 0: no reuse queue");
+		ok(st.quarantine_depth == 0 && st.held == 0, "quarantine off: no reuse queue");
 		rte_mempool_get(mp, &x);
 		back = frees_until_back(mp, x, 2 * OBJS);
 		snprintf(what, sizeof(what), "each free straight to the ring: an object comes "
@@ -269,22 +290,20 @@ int main(int argc, char **argv)
 		ok(rte_mempool_avail_count(mp) == OBJS, "all objects free");
 	}
 
-	/* 600 objects for 3 queues: too few for 1024 + slack each. */
+	/* 600 objects for 3 queues: too few for 250 + slack each. */
 	small = pool("reuse_small", 600);
-	ok(small && stats(small).reuse_depth == 0,
-	   "a pool too small to share among the lcores' queues gets none");
-	snprintf(what, sizeof(what), "hdp_dpdk_set_reuse_depth refuses %u",
-		 HDP_DPDK_REUSE_DEPTH_MAX + 1);
-	ok(hdp_dpdk_set_reuse_depth(HDP_DPDK_REUSE_DEPTH_MAX + 1) == -ERANGE, what);
-	ok(hdp_dpdk_set_reuse_depth(64) == 0, "hdp_dpdk_set_reuse_depth(64)");
+	ok(small && stats(small).quarantine_depth == 0,
+	   "a pool too small to share among the lcores' queues gets none (said in the log)");
+	deep = pool("reuse_deep", 600);
+	ok(deep == NULL, "a quarantine deeper than half the pool is refused: no pool");
 	tuned = pool("reuse_64", OBJS);
-	ok(tuned && stats(tuned).reuse_depth == 64, "a pool made after it has queues 64 deep");
-	hdp_dpdk_set_reuse_depth(0);
+	ok(tuned && stats(tuned).quarantine_depth == 64,
+	   "a pool whose own profile says quarantine_depth=64 has queues 64 deep");
 	none = pool("reuse_none", OBJS);
-	ok(none && stats(none).reuse_depth == 0, "and after set_reuse_depth(0), none");
+	ok(none && stats(none).quarantine_depth == 0, "and one whose says quarantine=off, none");
 	snprintf(what, sizeof(what), "no violation%s (report policy)",
-		 env_depth ? " but the double free" : "");
-	ok(stats(mp).violations == (env_depth ? 1u : 0u), what);
+		 depth ? " but the double free" : "");
+	ok(stats(mp).violations == (depth ? 1u : 0u), what);
 	rte_mempool_free(mp);
 	rte_mempool_free(small);
 	rte_mempool_free(tuned);

@@ -87,7 +87,6 @@ struct hdp_fwd_cfg {
 	uint32_t ring_size;		/* RX and TX rings */
 	uint32_t fill_size;		/* fill and completion rings */
 	uint32_t mbuf_cache;		/* DPDK ports: per-lcore mbuf cache; 0: none */
-	int32_t mbuf_reuse;		/* DPDK ports: reuse queue depth; -1: the driver's */
 	unsigned stats_interval;	/* seconds between stats lines; 0: none */
 	unsigned duration;		/* seconds to run; 0: until a signal */
 	bool busy_poll;

@@ -8,6 +8,12 @@
  * [pool:default], [pool:NAME]) and HDP_HARDEN (a --harden string), with
  * the keys, exclusion lists and `none` of docs/HARDENING.md. A bad profile
  * makes pool creation fail; a pool is never made unhardened by mistake.
+ * A pool's quarantine (quarantine=on, quarantine_depth=N) is each lcore's
+ * FIFO queue of the objects it freed, in front of the pool's ring: one is
+ * handed out again only after N later frees of that lcore (a stated reuse
+ * distance; the ring alone recycles through the whole pool, every object
+ * cold). A pool smaller than 2 x (N + 192) x (lcores + 1) objects gets
+ * shallower queues, said in the log.
  *
  * The driver sees an object only when it crosses DPDK's per-lcore cache.
  * With cache_size 0 every alloc and free runs the hooks; applications that
@@ -41,19 +47,6 @@ struct rte_mempool;
  */
 HDP_DPDK_API int hdp_dpdk_use_config(const struct hdp_harden_config *cfg);
 
-/*
- * Each lcore keeps the objects it frees in a FIFO queue in front of the
- * pool's ring, and hands one out again only after @depth later frees (a
- * stated reuse distance; the ring alone recycles through the whole pool,
- * every object cold). 0: no queue. Default 1024, or HDP_DPDK_REUSE_DEPTH
- * from the environment; this call wins over it. For pools made after the
- * call; a pool shallower than 2 x (depth + 192) x (lcores + 1) objects
- * gets shallower queues. 0, or -ERANGE above HDP_DPDK_REUSE_DEPTH_MAX.
- */
-#define HDP_DPDK_REUSE_DEPTH_DEFAULT 1024u
-#define HDP_DPDK_REUSE_DEPTH_MAX 65536u
-HDP_DPDK_API int hdp_dpdk_set_reuse_depth(unsigned depth);
-
 HDP_DPDK_API struct rte_mbuf *hdp_dpdk_mbuf_alloc(struct rte_mempool *mp);
 HDP_DPDK_API int hdp_dpdk_mbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **mbufs,
 			     unsigned count);
@@ -65,9 +58,9 @@ struct hdp_dpdk_pool_stats {
 	uint64_t frees;			/* objects it took back */
 	uint64_t rejected;		/* frees refused (double, foreign) */
 	uint64_t in_pool;		/* free objects in the driver (ring and queues) */
-	uint64_t in_reuse_queues;	/* of which in the lcores' reuse queues */
-	uint64_t reuse_cut_short;	/* allocations that took objects before their wait */
-	unsigned reuse_depth;		/* of each lcore's queue (0: none) */
+	uint64_t held;			/* of which held in the lcores' quarantine queues */
+	uint64_t held_cut_short;	/* allocations that took held objects before their wait */
+	unsigned quarantine_depth;	/* of each lcore's queue (0: quarantine off) */
 	uint64_t bytes_wiped;
 	uint64_t checks;
 	uint64_t violations;		/* all kinds */

@@ -218,6 +218,12 @@ int hdp_harden_config_validate(const struct hdp_harden_config *cfg);
 void hdp_harden_config_resolve(const struct hdp_harden_config *cfg,
 			       const char *pool, struct hdp_profile *out);
 
+/*
+ * The value of key @key (the core's or a registered protection's) in @p,
+ * as a number (a choice: its index): 0, or -ENOENT for no such key.
+ */
+int hdp_profile_value(const struct hdp_profile *p, const char *key, uint32_t *out);
+
 /* Set one key of a profile from text: 0, or -EINVAL with @why filled in. */
 int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 			const char *value, const char **why);
