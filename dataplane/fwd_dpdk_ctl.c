@@ -6,6 +6,7 @@
  * the hdp driver (applied from the next bulk call).
  */
 #include "fwd_dpdk_internal.h"
+#include "prom_harden.h"
 #include "prom_text.h"
 
 #include <hdp/dpdk.h>
@@ -88,19 +89,16 @@ static void port_family(struct dpdk_fwd *d, struct hdp_strbuf *o, const char *na
 
 /* One sample of a pool's family, of one violation @kind if not NULL. */
 static void pool_sample(struct hdp_strbuf *o, const char *name, const char *pool,
-			const char *kind, uint64_t value)
+			uint64_t value)
 {
 	hdp_strbuf_printf(o, "%s{", name);
 	hdp_prom_label(o, "pool", pool);
-	if (kind) {
-		hdp_strbuf_printf(o, ",");
-		hdp_prom_label(o, "kind", kind);
-	}
 	hdp_strbuf_printf(o, "} %llu\n", U(value));
 }
 
 static void stats_prometheus(struct dpdk_fwd *d, struct hdp_strbuf *o)
 {
+	static struct hdp_harden_stats hs;
 	struct hdp_dpdk_pool_stats st;
 	struct dpdk_port_sum s;
 
@@ -123,17 +121,15 @@ static void stats_prometheus(struct dpdk_fwd *d, struct hdp_strbuf *o)
 		return;
 	hdp_prom_family(o, "hdp_pool_allocations_total", "counter",
 			"Objects the pool's driver handed out.");
-	pool_sample(o, "hdp_pool_allocations_total", d->mp->name, NULL, st.allocs);
+	pool_sample(o, "hdp_pool_allocations_total", d->mp->name, st.allocs);
 	hdp_prom_family(o, "hdp_pool_frees_total", "counter", "Objects the pool's driver took back.");
-	pool_sample(o, "hdp_pool_frees_total", d->mp->name, NULL, st.frees);
-	hdp_prom_family(o, "hdp_pool_wiped_bytes_total", "counter", "Bytes zeroed by the profile.");
-	pool_sample(o, "hdp_pool_wiped_bytes_total", d->mp->name, NULL, st.bytes_wiped);
-	hdp_prom_family(o, "hdp_pool_violations_total", "counter",
-			"Violations found, by kind (bad_free: foreign, interior or past the end).");
-	pool_sample(o, "hdp_pool_violations_total", d->mp->name, "double_free", st.double_frees);
-	pool_sample(o, "hdp_pool_violations_total", d->mp->name, "bad_free", st.bad_frees);
-	pool_sample(o, "hdp_pool_violations_total", d->mp->name, "write_after_free",
-		    st.writes_after_free);
+	pool_sample(o, "hdp_pool_frees_total", d->mp->name, st.frees);
+	hdp_prom_family(o, "hdp_pool_held_cut_short_total", "counter",
+			"Held objects handed out early: an allocation found nothing else.");
+	pool_sample(o, "hdp_pool_held_cut_short_total", d->mp->name, st.held_cut_short);
+	/* The same hardening families as hdp's own pools, from the same descriptions. */
+	if (hdp_dpdk_pool_harden_stats(d->mp, &hs) == 0)
+		hdp_prom_harden(o, &(struct hdp_prom_pool){ d->mp->name, &hs }, 1);
 }
 
 static int stats(void *ctx, const char *format, struct hdp_strbuf *o)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "prom_harden.h"
 #include "prom_text.h"
 
 #define R(c) atomic_load_explicit(&(c), memory_order_relaxed)
@@ -140,56 +141,10 @@ static void per_pool(struct hdp_strbuf *o, const struct pool_list *l, const char
 
 #define AT(field) offsetof(struct hdp_pool_stats, field)
 
-static void protection_labels(struct hdp_strbuf *o, const struct hdp_pool_stats *st,
-			      const struct hdp_protection *prot)
-{
-	hdp_prom_label(o, "pool", st->name);
-	hdp_strbuf_printf(o, ",");
-	hdp_prom_label(o, "protection", prot->name);
-}
-
-/*
- * The registered protections (quarantine, redzone, shuffle, ...): whether
- * each is on in each pool, and its counters, labelled by the names its
- * description gives, so a new protection reaches the metrics unasked.
- */
-static void protections(struct hdp_strbuf *o, const struct pool_list *l)
-{
-	unsigned n = hdp_protection_count_registered();
-
-	hdp_prom_family(o, "hdp_pool_protection_on", "gauge",
-	       "A registered protection on (1) or off (0) in a pool (docs/HARDENING.md).");
-	for (unsigned i = 0; i < l->n; i++)
-		for (unsigned p = 0; p < n; p++) {
-			hdp_strbuf_printf(o, "hdp_pool_protection_on{");
-			protection_labels(o, &l->st[i], hdp_protection_get(p));
-			hdp_strbuf_printf(o, "} %u\n", l->st[i].harden.protections >> p & 1);
-		}
-	hdp_prom_family(o, "hdp_pool_protection_events_total", "counter",
-	       "A registered protection's counters, by protection and counter name.");
-	for (unsigned i = 0; i < l->n; i++)
-		for (unsigned p = 0; p < n; p++) {
-			const struct hdp_protection *prot = hdp_protection_get(p);
-
-			for (unsigned c = 0; c < prot->ncounters; c++) {
-				hdp_strbuf_printf(o, "hdp_pool_protection_events_total{");
-				protection_labels(o, &l->st[i], prot);
-				hdp_strbuf_printf(o, ",");
-				hdp_prom_label(o, "counter", prot->counters[c].name);
-				hdp_strbuf_printf(o, "} %llu\n",
-						  U(hdp_protection_counter(&l->st[i].harden, p, c)));
-			}
-		}
-	per_pool(o, l, "hdp_pool_held_objects", "gauge",
-		 "Freed objects a protection holds back now (a quarantine).", AT(harden.held));
-	per_pool(o, l, "hdp_pool_held_cut_short_total", "counter",
-		 "Held objects handed out early: an allocation found nothing else.",
-		 AT(held_cut_short));
-}
-
 static void pools(struct hdp_strbuf *o)
 {
 	static struct pool_list l;
+	struct hdp_prom_pool hp[POOLS_MAX];
 
 	l.n = 0;
 	hdp_pool_foreach(collect, &l);
@@ -217,26 +172,12 @@ static void pools(struct hdp_strbuf *o)
 		 AT(frees));
 	per_pool(o, &l, "hdp_pool_allocation_failures_total", "counter",
 		 "Allocation calls that got fewer objects than asked.", AT(alloc_fails));
-	per_pool(o, &l, "hdp_pool_wiped_bytes_total", "counter",
-		 "Bytes zeroed by init_on_alloc and init_on_free.", AT(harden.counters[HDP_C_BYTES_WIPED]));
-	per_pool(o, &l, "hdp_pool_tagged_objects_total", "counter",
-		 "Allocations given a memory tag.", AT(harden.counters[HDP_C_OBJS_TAGGED]));
-	per_pool(o, &l, "hdp_pool_checked_objects_total", "counter",
-		 "Allocations checked still zero by init_check.", AT(harden.counters[HDP_C_CHECKS]));
-	per_pool(o, &l, "hdp_pool_profile_changes_total", "counter",
-		 "Hardening profile changes at run time (hdp-ctl set, SIGHUP).",
-		 AT(harden.changes));
-	hdp_prom_family(o, "hdp_pool_violations_total", "counter",
-	       "Memory-safety violations caught in the pool, by kind (docs/HARDENING.md).");
+	per_pool(o, &l, "hdp_pool_held_cut_short_total", "counter",
+		 "Held objects handed out early: an allocation found nothing else.",
+		 AT(held_cut_short));
 	for (unsigned i = 0; i < l.n; i++)
-		for (unsigned k = 0; k < hdp_violation_kinds(); k++) {
-			hdp_strbuf_printf(o, "hdp_pool_violations_total{");
-			hdp_prom_label(o, "pool", l.st[i].name);
-			hdp_strbuf_printf(o, ",");
-			hdp_prom_label(o, "kind", hdp_violation_name((enum hdp_violation_kind)k));
-			hdp_strbuf_printf(o, "} %llu\n", U(l.st[i].harden.violations[k]));
-		}
-	protections(o, &l);
+		hp[i] = (struct hdp_prom_pool){ l.st[i].name, &l.st[i].harden };
+	hdp_prom_harden(o, hp, l.n);
 }
 
 int hdp_fwd_stats_prometheus(struct hdp_fwd *f, char *buf, size_t len)

@@ -69,6 +69,18 @@ int hdp_dpdk_pool_stats_get(const struct rte_mempool *mp, struct hdp_dpdk_pool_s
 	return 0;
 }
 
+int hdp_dpdk_pool_harden_stats(const struct rte_mempool *mp, struct hdp_harden_stats *out)
+{
+	struct hdp_dpdk_pool *pd = hdp_dpdk_pool_of(mp);
+
+	if (!pd)
+		return -ENOENT;
+	if (!pd->hp_ready)
+		return -EAGAIN;
+	gather(pd, out);
+	return 0;
+}
+
 static const char *on_off(unsigned flags, unsigned bit)
 {
 	return (flags & bit) ? "on" : "off";

@@ -192,6 +192,14 @@ const char *hdp_policy_name(enum hdp_policy policy)
 	return choice(hdp_policy_choices, HDP_ARRAY_SIZE(hdp_policy_choices), policy);
 }
 
+uint64_t hdp_protection_core_counter(const struct hdp_harden_stats *h, unsigned part,
+				     unsigned c)
+{
+	if (part >= HDP_CORE_PARTS || c >= hdp_core[part].ncounters)
+		return 0;
+	return h->counters[(size_t)(hdp_core[part].counters - core_counters) + c];
+}
+
 unsigned hdp_protection_core_count(void)
 {
 	return HDP_CORE_PARTS;

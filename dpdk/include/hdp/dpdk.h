@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 struct hdp_harden_config;
+struct hdp_harden_stats;
 struct rte_mbuf;
 struct rte_mempool;
 
@@ -78,6 +79,14 @@ struct hdp_dpdk_pool_stats {
 
 /* Counters and effective profile of @mp: 0, or -ENOENT (not an hdp pool). */
 HDP_DPDK_API int hdp_dpdk_pool_stats_get(const struct rte_mempool *mp, struct hdp_dpdk_pool_stats *st);
+
+/*
+ * @mp's hardening state and counters as hdp's own pools report theirs
+ * (hdp/harden.h: every protection's counters, every violation kind): 0,
+ * -ENOENT (not an hdp pool) or -EAGAIN (not fully populated yet).
+ */
+HDP_DPDK_API int hdp_dpdk_pool_harden_stats(const struct rte_mempool *mp,
+					    struct hdp_harden_stats *out);
 
 /*
  * @mp's protections (docs/HARDENING.md) and their counters, formatted into

@@ -214,6 +214,10 @@ const struct hdp_protection *hdp_protection_core_get(unsigned i);
 /* Counter @c of registered protection @i, from a pool's stats. */
 uint64_t hdp_protection_counter(const struct hdp_harden_stats *h, unsigned i, unsigned c);
 
+/* Counter @c of core part @part (hdp_protection_core_get), from a pool's stats. */
+uint64_t hdp_protection_core_counter(const struct hdp_harden_stats *h, unsigned part,
+				     unsigned c);
+
 /* Is registered protection @i on in @hp now? */
 bool hdp_protection_on(struct hdp_harden_pool *hp, unsigned i);
 
