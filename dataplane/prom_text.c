@@ -3,28 +3,6 @@
 #include "prom_text.h"
 
 /*
- * Length of the valid UTF-8 sequence at @p (1 to 4), or 0. The rule of
- * hdp_strbuf_json_string (hardening/strbuf.c, where it is not exported):
- * no overlong forms, no UTF-16 surrogates, nothing past U+10FFFF. It stops
- * at the first byte that does not continue the sequence, so a NUL ends it.
- */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
-
-	if (p[0] >= 0xf8)
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if (n == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0)))
-		return 0;
-	if (n == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90)))
-		return 0;
-	return n;
-}
-
-/*
  * A label value must be UTF-8, or the whole exposition is refused
  * (promtool: "invalid label value"), and Linux allows any byte but '/',
  * ':' and white space in an interface name. A byte that starts no valid
@@ -47,7 +25,7 @@ void hdp_prom_label(struct hdp_strbuf *o, const char *name, const char *value)
 			c++;
 		} else if (*c < 0x80) {
 			hdp_strbuf_printf(o, "%c", *c++);
-		} else if ((n = utf8_len(c)) != 0) {
+		} else if ((n = hdp_utf8_len(c)) != 0) {
 			hdp_strbuf_printf(o, "%.*s", (int)n, (const char *)c);
 			c += n;
 		} else {

@@ -17,8 +17,7 @@ void hdp_strbuf_printf(struct hdp_strbuf *s, const char *fmt, ...)
 		s->used += (size_t)n;
 }
 
-/* Length of the valid UTF-8 sequence at @p (1..4), or 0. */
-static size_t utf8_len(const unsigned char *p)
+size_t hdp_utf8_len(const unsigned char *p)
 {
 	size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
 
@@ -49,7 +48,7 @@ void hdp_strbuf_json_string(struct hdp_strbuf *s, const char *str)
 			hdp_strbuf_printf(s, "\\u%04x", *p++);
 		} else if (*p < 0x80) {
 			hdp_strbuf_printf(s, "%c", *p++);
-		} else if ((n = utf8_len(p)) != 0) {
+		} else if ((n = hdp_utf8_len(p)) != 0) {
 			hdp_strbuf_printf(s, "%.*s", (int)n, (const char *)p);
 			p += n;
 		} else {

@@ -27,6 +27,13 @@ static inline struct hdp_strbuf hdp_strbuf_init(char *buf, size_t len)
 void hdp_strbuf_printf(struct hdp_strbuf *s, const char *fmt, ...) HDP_PRINTF(2, 3);
 
 /*
+ * Length of the valid UTF-8 sequence at @p (1 to 4), or 0: no overlong
+ * forms, no UTF-16 surrogates, nothing past U+10FFFF. It stops at the
+ * first byte that does not continue the sequence, so a NUL ends it.
+ */
+size_t hdp_utf8_len(const unsigned char *p);
+
+/*
  * Append @str as a JSON string, quotes included: '"', '\\' and control
  * characters escaped, valid UTF-8 kept, any other byte as \u00XX (Linux
  * allows all of these in an interface name).
