@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * libFuzzer: any --harden string is parsed or refused, never crashes; what
- * parsed is in range (the registered protections' keys too) and formats to
- * a string that parses back to the same profile.
+ * parsed is in range (every key, from its table) and formats to a string
+ * that parses back to the same profile.
  */
 #include <hdp/profile.h>
 #include <hdp/protection.h>
@@ -13,23 +13,30 @@
 
 #include "fuzz.h"
 
-static void protection_keys_in_range(const struct hdp_profile *p)
+/* @key's value in @p is one its table allows. */
+static void key_in_range(const struct hdp_profile *p, const struct hdp_protection_key *key)
 {
-	unsigned k = 0;
+	uint32_t v, n = 0;
 
-	for (unsigned i = 0; i < hdp_protection_count_registered(); i++) {
-		const struct hdp_protection *prot = hdp_protection_get(i);
+	if (hdp_profile_value(p, key->name, &v))
+		abort();
+	while (key->type == HDP_VALUE_CHOICE && key->choices[n])
+		n++;
+	if ((key->type == HDP_VALUE_BOOL && v > 1) || (key->type == HDP_VALUE_CHOICE && v >= n) ||
+	    ((key->type == HDP_VALUE_UINT || key->type == HDP_VALUE_SIZE) &&
+	     (v < key->min || v > key->max)))
+		abort();
+}
 
-		for (unsigned j = 0; j < prot->nkeys; j++, k++) {
-			const struct hdp_protection_key *key = &prot->keys[j];
-			uint32_t v = p->pval[k];
-
-			if ((key->type == HDP_VALUE_BOOL && v > 1) ||
-			    ((key->type == HDP_VALUE_UINT || key->type == HDP_VALUE_SIZE) &&
-			     (v < key->min || v > key->max)))
-				abort();
-		}
-	}
+/* Every key, the core's and the registered protections'. */
+static void keys_in_range(const struct hdp_profile *p)
+{
+	for (unsigned i = 0; i < hdp_protection_core_count(); i++)
+		for (unsigned k = 0; k < hdp_protection_core_get(i)->nkeys; k++)
+			key_in_range(p, &hdp_protection_core_get(i)->keys[k]);
+	for (unsigned i = 0; i < hdp_protection_count_registered(); i++)
+		for (unsigned k = 0; k < hdp_protection_get(i)->nkeys; k++)
+			key_in_range(p, &hdp_protection_get(i)->keys[k]);
 }
 
 /* format, parse, format: the same text (every key, the protections' too). */
@@ -69,12 +76,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hdp_harden_config_resolve(&cfg, "rx", &p);
 		hdp_harden_config_excluded(&cfg, "umem", why, sizeof(why));
 		/* What parsed is in range, and obeys the rule table once valid. */
-		if (p.tag_sample < 1 || p.tag_sample > HDP_TAG_SAMPLE_MAX ||
-		    p.init_check_sample < 1 || p.init_check_sample > HDP_CHECK_SAMPLE_MAX)
-			abort();
+		keys_in_range(&p);
 		if (hdp_harden_config_validate(&cfg) == 0 && hdp_profile_check(&p, &bad))
 			abort();
-		protection_keys_in_range(&p);
 		round_trip(&p);
 	}
 	free(spec);
