@@ -116,7 +116,7 @@ static int quarantine_attach(struct hdp_protection_pool *pp, const uint32_t *val
 static const struct hdp_protection_key quarantine_keys[] = {
 	[KEY_ON] = { "quarantine", HDP_VALUE_BOOL, .def = 0,
 		     .doc = "hold a freed object back behind the next quarantine_depth frees "
-			    "of its thread" },
+			    "of its thread (a DPDK pool: of its lcore, in the driver's queues)" },
 	[KEY_DEPTH] = { "quarantine_depth", HDP_VALUE_UINT, .min = 1, .max = 65536, .def = 256,
 			.doc = "how many frees a freed object waits behind (per thread; at most "
 			       "half the pool)" },
