@@ -87,6 +87,23 @@ static bool records_resume(uint64_t old, uint64_t w)
 	       (hdp_view_protections(n) & ~hdp_view_protections(o));
 }
 
+/*
+ * The registered protections whose hooks this pool calls: a protection
+ * that is on but has none here (a quarantine on a DPDK pool, which the
+ * driver runs as its reuse queues) keeps its bit, for its keys and its
+ * "on", but sends no burst down the hooks' path.
+ */
+static uint32_t hooks_run(const struct hdp_harden_pool *hp)
+{
+	uint32_t m = hp->hook_mask[HDP_HOOK_ON_ALLOC] | hp->hook_mask[HDP_HOOK_ON_FREE] |
+		     hp->hook_mask[HDP_HOOK_ON_COPY];
+
+	if (hp->reuse_hooks)
+		m |= hp->hook_mask[HDP_HOOK_HOLD] | hp->hook_mask[HDP_HOOK_DRAIN] |
+		     hp->hook_mask[HDP_HOOK_PICK];
+	return m;
+}
+
 /* 1..65535, as the parser allows; a profile built by hand may say 0. */
 static uint32_t sample_field(uint32_t n)
 {
@@ -134,7 +151,7 @@ static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 	ret = hdp_protection_pool_prepare(hp, p, &prot_mask);
 	if (ret)
 		return ret;
-	if (prot_mask)
+	if (prot_mask & hooks_run(hp))
 		flags |= HDP_HF_PROTECTIONS;
 	if (flags & HDP_HF_TAG) {
 		ret = attach_tags(hp, p);

@@ -68,7 +68,7 @@
 	X(TAG, tag)                                                                \
 	X(TAG_MTE, tag_mte)		/* with TAG: the MTE backend */              \
 	X(TAG_ALWAYS, tag_always)	/* objects below tag_sample_min */          \
-	X(PROTECTIONS, protections)	/* a registered protection is on */
+	X(PROTECTIONS, protections)	/* a registered protection with hooks here is on */
 
 enum hdp_hflag_bit {
 #define HDP_HF_BIT(FLAG, name) HDP_HFB_##FLAG,
