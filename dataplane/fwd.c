@@ -53,6 +53,26 @@ static struct hdp_xdp_prog *prog_for(struct hdp_fwd *f, const char *ifname)
 	return p;
 }
 
+/*
+ * The bind refused multi-buffer: say what the port needed it for, and
+ * what would do without it.
+ */
+static void no_multi_buffer(const struct hdp_fwd *f, const struct fwd_port *p, int err)
+{
+	uint32_t room = hdp_fwd_frame_room(f->cfg->frame_size);
+
+	hdp_log(HDP_LOG_ERR, "port %s:%u: frames of up to %u bytes (%s) take chains of %u "
+		"frames of %u bytes, and the socket cannot be bound for multi-buffer AF_XDP "
+		"(XDP_USE_SG): %s (%s). The largest frame one frame takes is %u bytes: lower the "
+		"MTU to %u%s", p->cfg.ifname, p->cfg.queue, p->max_frame,
+		f->cfg->max_frame ? "max_frame" : "the MTUs of the interface and its peer",
+		hdp_fwd_frames_for(p->max_frame, f->cfg->frame_size), f->cfg->frame_size,
+		strerror(-err), err == -EOPNOTSUPP ? "the driver cannot in zero copy: "
+		"zero_copy = off" : "it came with Linux 6.6", room,
+		room - HDP_FWD_MTU_OVERHEAD, f->cfg->frame_size == 2048 &&
+		p->max_frame <= hdp_fwd_frame_room(4096) ? ", or set frame_size = 4096" : "");
+}
+
 static int open_port(struct hdp_fwd *f, struct fwd_port *p, bool quiet_busy)
 {
 	struct xsk_socket_config scfg = {
@@ -68,10 +88,18 @@ static int open_port(struct hdp_fwd *f, struct fwd_port *p, bool quiet_busy)
 
 	if (!prog)
 		return -errno ? -errno : -EINVAL;
+	p->max_frame = hdp_fwd_port_max_frame(f->cfg, (unsigned)(p - f->ports));
+	p->sg = hdp_fwd_frames_for(p->max_frame, f->cfg->frame_size) > 1;
+	if (p->sg)
+		scfg.bind_flags |= XDP_USE_SG;
 	ret = xsk_socket__create_shared(&p->xsk, p->cfg.ifname, p->cfg.queue, f->umem,
 					&p->rx, &p->tx, &p->fill, &p->comp, &scfg);
 	if (ret) {
 		p->xsk = NULL;
+		if (p->sg && (ret == -EINVAL || ret == -EOPNOTSUPP)) {
+			no_multi_buffer(f, p, ret);
+			return -EOPNOTSUPP;	/* what the kernel cannot: status 2 */
+		}
 		if (ret != -EBUSY || !quiet_busy)
 			hdp_log(HDP_LOG_ERR, "port %s:%u: cannot open an AF_XDP socket: %s%s",
 				p->cfg.ifname, p->cfg.queue, strerror(-ret),

@@ -190,6 +190,13 @@ static int set_global(struct hdp_fwd_cfg *cfg, const char *key, const char *valu
 			return bad(source, line, "global", key, value,
 				   "AF_XDP chunks are 2048 or 4096 bytes");
 		cfg->frame_size = n;
+	} else if (strcmp(key, "max_frame") == 0) {
+		if (strcmp(value, "auto") == 0)
+			cfg->max_frame = 0;
+		else if (parse_u32(value, HDP_ETH_ZLEN, HDP_FWD_MAX_FRAME_MAX, &cfg->max_frame))
+			return bad(source, line, "global", key, value,
+				   "expected auto (what the interfaces' MTUs let in) or bytes "
+				   "from 60 to 65553 (Ethernet header included, FCS not)");
 	} else if (strcmp(key, "batch") == 0) {
 		if (parse_u32(value, 1, HDP_FWD_BATCH_MAX, &cfg->batch))
 			return bad(source, line, "global", key, value,
@@ -271,6 +278,7 @@ static const char *const tracked_keys[HDP_FWD_KEYS_TRACKED] = {
 	[HDP_FWD_KEY_HUGE_DIR] = "huge_dir",
 	[HDP_FWD_KEY_METRICS_FILE] = "metrics_file",
 	[HDP_FWD_KEY_USER] = "user",
+	[HDP_FWD_KEY_MAX_FRAME] = "max_frame",
 };
 
 int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
@@ -288,7 +296,7 @@ int hdp_fwd_cfg_refuse(const struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key,
 		       const char *fmt, ...)
 {
 	const struct hdp_cfg_origin *o = &cfg->origin[key];
-	char why[384], frames[16];
+	char why[384], frames[16], max_frame[16];
 	const char *value = frames;
 	va_list ap;
 
@@ -304,6 +312,8 @@ int hdp_fwd_cfg_refuse(const struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key,
 		value = cfg->metrics_path;
 	else if (key == HDP_FWD_KEY_USER)
 		value = cfg->user;
+	else if (key == HDP_FWD_KEY_MAX_FRAME)
+		value = hdp_fwd_max_frame_text(cfg, max_frame, sizeof(max_frame));
 	if (!o->source) {
 		hdp_log(HDP_LOG_ERR, "[global] key '%s', value '%s' (the default): %s",
 			tracked_keys[key], value, why);

@@ -102,7 +102,7 @@ static void show_port_list(const struct hdp_fwd_cfg *c, struct ini_out *o)
 
 static void show_global(const struct hdp_fwd_cfg *c, struct ini_out *o)
 {
-	char cores[HDP_FWD_CORES_MAX * 6];
+	char cores[HDP_FWD_CORES_MAX * 6], max_frame[16];
 	size_t used = 0;
 
 	fprintf(o->f, "[global]\n");
@@ -118,6 +118,7 @@ static void show_global(const struct hdp_fwd_cfg *c, struct ini_out *o)
 	}
 	kvf(o, "frames", "%u", c->frames);
 	kvf(o, "frame_size", "%u", c->frame_size);
+	kv(o, "max_frame", hdp_fwd_max_frame_text(c, max_frame, sizeof(max_frame)));
 	kvf(o, "batch", "%u", c->batch);
 	kvf(o, "ring_size", "%u", c->ring_size);
 	kvf(o, "fill_size", "%u", c->fill_size);

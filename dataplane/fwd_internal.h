@@ -33,9 +33,13 @@ struct fwd_port {
 	struct xsk_ring_cons comp;
 	uint32_t tx_outstanding;	/* sent, not yet completed */
 	bool zerocopy;			/* the NIC writes frames: anywhere in them */
+	bool sg;			/* bound for multi-buffer: packets may be chains */
+	uint32_t max_frame;		/* the largest frame it carries, in and out */
 	const char *xdp_mode;		/* hdp_xdp_attach_mode(), once set up */
 	int busy_error;			/* busy polling refused on the socket */
 	uint32_t fill_target;		/* frames this port's fill ring may hold */
+	/* The packet being gathered from the RX ring, when it is a chain. */
+	struct hdp_fwd_chain chain;
 	struct hdp_port_stats stats HDP_CACHE_ALIGNED;
 };
 
@@ -117,6 +121,42 @@ static inline uint8_t *fwd_frame_data(const struct hdp_fwd *f, uint64_t addr)
 	return hdp_deref((void *)((f->lay.base + (uintptr_t)addr) |
 				  (uintptr_t)tag << HDP_TAG_SHIFT));
 }
+
+/*
+ * What the kernel wrote into a frame: in copy mode the packet and any XDP
+ * metadata before it, exactly; with zero copy the NIC may write anywhere
+ * from the packet to the end of its buffer.
+ */
+static inline struct hdp_extent fwd_rx_extent(const struct fwd_port *in, struct xdp_desc desc,
+					      uint32_t stride)
+{
+	uint32_t off = (uint32_t)(desc.addr & (stride - 1));
+
+	return (struct hdp_extent){
+		.start = off > HDP_XDP_META_LEN ? off - HDP_XDP_META_LEN : 0,
+		.end = in->zerocopy ? stride : off + desc.len,
+	};
+}
+
+/*
+ * One pass of one direction: the descriptors on their way out (a chain's
+ * all but its last marked XDP_PKT_CONTD), the frames on their way back to
+ * the pool, and the packets dropped, by cause. A chain gathered over
+ * earlier passes can join the pass's own descriptors.
+ */
+struct fwd_burst {
+	unsigned ngood, ndrops;
+	unsigned good_contd;		/* of good[], those marked to go on */
+	unsigned rx_contd;		/* descriptors received that a packet goes on from */
+	uint64_t bytes;
+	uint32_t dropped[HDP_FWD_DROP__COUNT];
+	struct xdp_desc good[HDP_FWD_BATCH_MAX + HDP_FWD_CHAIN_MAX];
+	uint64_t drops[HDP_FWD_BATCH_MAX + HDP_FWD_CHAIN_MAX];
+};
+
+/* A descriptor of a packet in a chain (fwd_chain.c). */
+void fwd_rx_chained(struct hdp_fwd *f, struct fwd_port *in, const struct fwd_port *out,
+		    struct xdp_desc desc, struct fwd_burst *b);
 
 /* The worker's loop (fwd_loop.c); one pass of one direction. */
 void *fwd_worker_main(void *arg);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/socket.h>
 
 static void kick_tx(struct fwd_port *out)
@@ -46,47 +47,80 @@ static void busy_poll_rx(struct fwd_port *in)
 }
 
 /*
- * What the kernel wrote into a frame: in copy mode the packet and any XDP
- * metadata before it, exactly; with zero copy the NIC may write anywhere
- * from the packet to the end of its buffer.
- */
-static inline struct hdp_extent rx_extent(const struct fwd_port *in, struct xdp_desc desc,
-					  uint32_t stride)
-{
-	uint32_t off = (uint32_t)(desc.addr & (stride - 1));
-
-	return (struct hdp_extent){
-		.start = off > HDP_XDP_META_LEN ? off - HDP_XDP_META_LEN : 0,
-		.end = in->zerocopy ? stride : off + desc.len,
-	};
-}
-
-/*
  * A descriptor that does not fit: the pool's own check reports it under
  * its policy (when bounds are on), and a chunk inside the UMEM goes back
  * to the pool, wiped whole (nobody knows what was written).
  */
-HDP_COLD static void refuse_desc(struct hdp_fwd *f, struct xdp_desc d, uint64_t *drops,
-				 unsigned *ndrops)
+HDP_COLD static void refuse_desc(struct hdp_fwd *f, struct xdp_desc d, struct fwd_burst *b)
 {
 	void *unused;
 
 	hdp_fwd_rx_desc(f->pool, d.addr, d.len, &unused);
+	b->dropped[HDP_FWD_DROP_INVALID_DESC]++;
 	if (d.addr < f->lay.span) {
 		f->ext[fwd_frame_of(f, d.addr)] = (struct hdp_extent){
 			0, (uint32_t)f->lay.obj_size };
-		drops[(*ndrops)++] = d.addr;
+		b->drops[b->ndrops++] = d.addr;
+	}
+}
+
+/* What came in, and was dropped, on @in: the counters, once a burst. */
+static void count_rx(struct hdp_fwd *f, struct fwd_port *in, unsigned n,
+		     const struct fwd_burst *b)
+{
+	hdp_pool_count_desc_checks(f->pool, n);
+	/* A packet counts at its last frame; one dropped before, at the drop. */
+	hdp_counter_add(&in->stats.rx_packets, n - b->rx_contd);
+	hdp_counter_add(&in->stats.rx_frags, n);
+	hdp_counter_add(&in->stats.rx_bytes, b->bytes);
+	for (unsigned i = 0; i < HDP_FWD_DROP__COUNT; i++)
+		if (b->dropped[i])
+			hdp_counter_add(&in->stats.drops[i], b->dropped[i]);
+}
+
+/*
+ * The burst onto the output's TX ring, as far as it has room: never part
+ * of a chain (the kernel would send the part as a packet). What does not
+ * fit is dropped, packets whole.
+ */
+static void send_burst(struct fwd_port *out, struct fwd_burst *b)
+{
+	unsigned room = xsk_prod_nb_free(&out->tx, b->ngood), packets, contd = 0;
+	uint64_t bytes = 0;
+	uint32_t tx_idx;
+
+	room = room < b->ngood ? room : b->ngood;
+	if (hdp_unlikely(room < b->ngood && b->good_contd))
+		while (room && (b->good[room - 1].options & XDP_PKT_CONTD))
+			room--;
+	if (room && xsk_ring_prod__reserve(&out->tx, room, &tx_idx) == room) {
+		for (unsigned i = 0; i < room; i++) {
+			*xsk_ring_prod__tx_desc(&out->tx, tx_idx + i) = b->good[i];
+			bytes += b->good[i].len;
+			contd += b->good[i].options & XDP_PKT_CONTD;
+		}
+		xsk_ring_prod__submit(&out->tx, room);
+		out->tx_outstanding += room;
+		hdp_counter_add(&out->stats.tx_packets, room - contd);
+		hdp_counter_add(&out->stats.tx_frags, room);
+		hdp_counter_add(&out->stats.tx_bytes, bytes);
+	} else {
+		room = 0;
+	}
+	if (room < b->ngood) {
+		packets = b->ngood - room - (b->good_contd - contd);
+		hdp_counter_add(&out->stats.drops[HDP_FWD_DROP_TX_FULL], packets);
+		for (unsigned i = room; i < b->ngood; i++)
+			b->drops[b->ndrops++] = b->good[i].addr;
 	}
 }
 
 unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 {
 	struct fwd_port *in = d->in, *out = d->out;
-	struct xdp_desc good[HDP_FWD_BATCH_MAX];
-	uint64_t drops[HDP_FWD_BATCH_MAX];
-	unsigned n, ngood = 0, ndrops = 0, room, invalid = 0, runts = 0;
-	uint32_t rx_idx, tx_idx, stride = (uint32_t)f->lay.stride;
-	uint64_t bytes = 0;
+	struct fwd_burst b;
+	uint32_t rx_idx, stride = (uint32_t)f->lay.stride;
+	unsigned n;
 
 	fwd_complete(f, out);
 	if (f->cfg->busy_poll)
@@ -94,60 +128,43 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 	n = xsk_ring_cons__peek(&in->rx, f->cfg->batch, &rx_idx);
 	if (!n)
 		return 0;
+	b.ngood = b.ndrops = b.good_contd = b.rx_contd = 0;
+	b.bytes = 0;
+	memset(b.dropped, 0, sizeof(b.dropped));
 	for (unsigned i = 0; i < n; i++) {
 		struct xdp_desc desc = *xsk_ring_cons__rx_desc(&in->rx, rx_idx + i);
 		uint8_t *data;
 
+		/* A packet of more than one frame, or the rest of one. */
+		if (hdp_unlikely(desc.options | in->chain.n | in->chain.discard)) {
+			fwd_rx_chained(f, in, out, desc, &b);
+			continue;
+		}
 		/*
 		 * Inside one chunk of the UMEM, whatever the profile (bounds=off
 		 * must not mean a wild pointer): the pool's own test, inline.
 		 */
 		if (hdp_unlikely(!hdp_layout_holds(&f->lay, desc.addr, desc.len))) {
-			refuse_desc(f, desc, drops, &ndrops);
-			invalid++;
+			refuse_desc(f, desc, &b);
 			continue;
 		}
 		data = fwd_frame_data(f, desc.addr);
-		f->ext[fwd_frame_of(f, desc.addr)] = rx_extent(in, desc, stride);
+		f->ext[fwd_frame_of(f, desc.addr)] = fwd_rx_extent(in, desc, stride);
 		if (hdp_unlikely(hdp_fwd_rewrite(f->cfg->mode, data, desc.len, &out->cfg))) {
-			drops[ndrops++] = desc.addr;
-			runts++;
+			b.drops[b.ndrops++] = desc.addr;
+			b.dropped[HDP_FWD_DROP_RUNT]++;
 			continue;
 		}
-		bytes += desc.len;
-		good[ngood++] = desc;
+		b.bytes += desc.len;
+		b.good[b.ngood++] = desc;
 	}
 	xsk_ring_cons__release(&in->rx, n);
-	hdp_pool_count_desc_checks(f->pool, n);
-	hdp_counter_add(&in->stats.rx_packets, n);
-	hdp_counter_add(&in->stats.rx_bytes, bytes);
-	if (invalid)
-		hdp_counter_add(&in->stats.drop_invalid_desc, invalid);
-	if (runts)
-		hdp_counter_add(&in->stats.drop_runt, runts);
-
-	room = xsk_prod_nb_free(&out->tx, ngood);
-	room = room < ngood ? room : ngood;
-	if (room && xsk_ring_prod__reserve(&out->tx, room, &tx_idx) == room) {
-		for (unsigned i = 0; i < room; i++)
-			*xsk_ring_prod__tx_desc(&out->tx, tx_idx + i) = good[i];
-		xsk_ring_prod__submit(&out->tx, room);
-		out->tx_outstanding += room;
-		hdp_counter_add(&out->stats.tx_packets, room);
-		for (unsigned i = 0; i < room; i++)
-			hdp_counter_add(&out->stats.tx_bytes, good[i].len);
-	} else {
-		room = 0;
-	}
-	if (room < ngood) {
-		hdp_counter_add(&out->stats.drop_tx_full, ngood - room);
-		for (unsigned i = room; i < ngood; i++)
-			drops[ndrops++] = good[i].addr;
-	}
+	count_rx(f, in, n, &b);
+	send_burst(out, &b);
 	if (out->tx_outstanding)
 		kick_tx(out);
-	if (ndrops)
-		fwd_frames_free(f, drops, ndrops);
+	if (b.ndrops)
+		fwd_frames_free(f, b.drops, b.ndrops);
 	/* One frame back into the fill ring for each frame received. */
 	fwd_fill(f, in, n);
 	return n;

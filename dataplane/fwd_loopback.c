@@ -3,9 +3,11 @@
  * The forwarder with no kernel in the loop: each port's four rings live in
  * plain memory, and hdp_fwd_loopback_step() plays the kernel's part (take
  * frames from the fill ring, write a packet into each, post RX
- * descriptors; complete whatever was put on the TX rings). The forwarding
- * itself is the real thing, fwd_forward(), so hdp-bench micro measures the
- * forwarder's own code path and its hardening, not a copy of it.
+ * descriptors, a packet larger than a frame as a chain of them; complete
+ * whatever was put on the TX rings). The forwarding itself is the real
+ * thing, fwd_forward(), so hdp-bench micro measures the forwarder's own
+ * code path and its hardening, not a copy of it. Tests play a kernel that
+ * writes what it likes (hdp_fwd_loopback_take, _post).
  */
 #include "fwd_internal.h"
 
@@ -25,6 +27,7 @@ struct ring_mem {
 
 struct loop_port {
 	struct ring_mem fill, comp, rx, tx;
+	bool tx_stalled;		/* the link is busy: TX waits */
 	uint64_t *fill_ring, *comp_ring;
 	struct xdp_desc *rx_ring, *tx_ring;
 };
@@ -79,6 +82,9 @@ struct hdp_fwd *hdp_fwd_create_loopback(struct hdp_fwd_cfg *cfg)
 		p->cfg = cfg->ports[i];
 		p->cfg.peer = cfg->ports[i].peer;
 		p->fd = -1;
+		/* No interface, no MTU: as large as max_frame says, or any. */
+		p->max_frame = cfg->max_frame ? cfg->max_frame : HDP_FWD_MAX_FRAME_MAX;
+		p->sg = hdp_fwd_frames_for(p->max_frame, cfg->frame_size) > 1;
 		lp[i].fill_ring = calloc(fs, sizeof(uint64_t));
 		lp[i].comp_ring = calloc(fs, sizeof(uint64_t));
 		lp[i].rx_ring = calloc(rs, sizeof(struct xdp_desc));
@@ -98,26 +104,49 @@ err:
 	return NULL;
 }
 
-/* The kernel's RX: up to @n frames from the fill ring become packets. */
+/*
+ * The kernel's RX: up to @n packets into frames from the fill ring, each
+ * in as many frames as it takes (a chain, all but its last descriptor
+ * marked to go on).
+ */
 static unsigned kernel_rx(struct hdp_fwd *f, unsigned port, const uint8_t *pkt,
 			  uint32_t len, unsigned n)
 {
 	struct loop_port *lp = &((struct loop_port *)f->loop_mem)[port];
-	uint32_t fs = f->cfg->fill_size, rs = f->cfg->ring_size, k;
+	uint32_t fs = f->cfg->fill_size, rs = f->cfg->ring_size, k, used = 0;
 	uint32_t avail = lp->fill.producer - lp->fill.consumer;
 	uint32_t room = rs - (lp->rx.producer - lp->rx.consumer);
+	uint32_t per = hdp_fwd_frame_room(f->cfg->frame_size);
+	uint32_t frags = hdp_fwd_frames_for(len, f->cfg->frame_size);
+
+	n = n < avail / frags ? n : avail / frags;
+	n = n < room / frags ? n : room / frags;
+	for (k = 0; k < n; k++) {
+		for (uint32_t j = 0; j < frags; j++, used++) {
+			uint64_t addr = lp->fill_ring[(lp->fill.consumer + used) & (fs - 1)] +
+					HEADROOM;
+			uint32_t part = j + 1 < frags ? per : len - j * per;
+
+			memcpy((char *)f->lay.base + addr, pkt + j * per, part);
+			lp->rx_ring[(lp->rx.producer + used) & (rs - 1)] = (struct xdp_desc){
+				.addr = addr, .len = part,
+				.options = j + 1 < frags ? XDP_PKT_CONTD : 0 };
+		}
+	}
+	__atomic_store_n(&lp->fill.consumer, lp->fill.consumer + used, __ATOMIC_RELEASE);
+	__atomic_store_n(&lp->rx.producer, lp->rx.producer + used, __ATOMIC_RELEASE);
+	return n;
+}
+
+unsigned hdp_fwd_loopback_take(struct hdp_fwd *f, unsigned port, uint64_t *frames, unsigned n)
+{
+	struct loop_port *lp = &((struct loop_port *)f->loop_mem)[port];
+	uint32_t fs = f->cfg->fill_size, avail = lp->fill.producer - lp->fill.consumer;
 
 	n = n < avail ? n : avail;
-	n = n < room ? n : room;
-	for (k = 0; k < n; k++) {
-		uint64_t addr = lp->fill_ring[(lp->fill.consumer + k) & (fs - 1)] + HEADROOM;
-
-		memcpy((char *)f->lay.base + addr, pkt, len);
-		lp->rx_ring[(lp->rx.producer + k) & (rs - 1)] =
-			(struct xdp_desc){ .addr = addr, .len = len };
-	}
+	for (unsigned k = 0; k < n; k++)
+		frames[k] = lp->fill_ring[(lp->fill.consumer + k) & (fs - 1)];
 	__atomic_store_n(&lp->fill.consumer, lp->fill.consumer + n, __ATOMIC_RELEASE);
-	__atomic_store_n(&lp->rx.producer, lp->rx.producer + n, __ATOMIC_RELEASE);
 	return n;
 }
 
@@ -126,7 +155,7 @@ static unsigned kernel_tx(struct hdp_fwd *f, unsigned port)
 {
 	struct loop_port *lp = &((struct loop_port *)f->loop_mem)[port];
 	uint32_t fs = f->cfg->fill_size, rs = f->cfg->ring_size;
-	uint32_t n = lp->tx.producer - lp->tx.consumer;
+	uint32_t n = lp->tx_stalled ? 0 : lp->tx.producer - lp->tx.consumer;
 	uint32_t room = fs - (lp->comp.producer - lp->comp.consumer);
 
 	n = n < room ? n : room;
@@ -144,19 +173,56 @@ unsigned hdp_fwd_loopback_step(struct hdp_fwd *f, const uint8_t *pkt, uint32_t l
 	return hdp_fwd_loopback_step_ports(f, 0, f->nports, pkt, len, burst);
 }
 
+/* Packets sent on the ports [@first, @first + @n). */
+static uint64_t sent(struct hdp_fwd *f, unsigned first, unsigned n)
+{
+	uint64_t sum = 0;
+
+	for (unsigned i = first; i < first + n && i < f->nports; i++)
+		sum += atomic_load_explicit(&f->ports[i].stats.tx_packets, memory_order_relaxed);
+	return sum;
+}
+
 unsigned hdp_fwd_loopback_step_ports(struct hdp_fwd *f, unsigned first, unsigned n,
 				     const uint8_t *pkt, uint32_t len, unsigned burst)
 {
-	unsigned moved = 0;
+	uint64_t before = sent(f, first, n);
 
 	for (unsigned i = first; i < first + n && i < f->nports; i++) {
 		struct fwd_dir d = { &f->ports[i], &f->ports[f->ports[i].cfg.peer] };
 
 		kernel_rx(f, i, pkt, len, burst);
-		moved += fwd_forward(f, &d);
+		fwd_forward(f, &d);
 		kernel_tx(f, (unsigned)f->ports[i].cfg.peer);
 	}
-	return moved;
+	return (unsigned)(sent(f, first, n) - before);
+}
+
+unsigned hdp_fwd_loopback_post(struct hdp_fwd *f, unsigned port, const struct xdp_desc *d,
+			       unsigned n)
+{
+	struct loop_port *lp = &((struct loop_port *)f->loop_mem)[port];
+	uint32_t rs = f->cfg->ring_size, room = rs - (lp->rx.producer - lp->rx.consumer);
+	struct fwd_dir dir = { &f->ports[port], &f->ports[f->ports[port].cfg.peer] };
+	unsigned taken = 0, got;
+
+	n = n < room ? n : room;
+	for (unsigned k = 0; k < n; k++)
+		lp->rx_ring[(lp->rx.producer + k) & (rs - 1)] = d[k];
+	__atomic_store_n(&lp->rx.producer, lp->rx.producer + n, __ATOMIC_RELEASE);
+	while (taken < n && (got = fwd_forward(f, &dir)) != 0) {
+		taken += got;
+		kernel_tx(f, (unsigned)f->ports[port].cfg.peer);
+	}
+	fwd_complete(f, dir.out);
+	return n;
+}
+
+void hdp_fwd_loopback_stall(struct hdp_fwd *f, unsigned port, bool stalled)
+{
+	((struct loop_port *)f->loop_mem)[port].tx_stalled = stalled;
+	if (!stalled)
+		kernel_tx(f, port);
 }
 
 unsigned hdp_fwd_loopback_destroy(struct hdp_fwd *f)

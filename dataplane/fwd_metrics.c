@@ -44,14 +44,15 @@ static void per_port(struct hdp_strbuf *o, struct hdp_fwd *f, const char *name,
 
 static uint64_t rx_packets(const struct fwd_port *p) { return R(p->stats.rx_packets); }
 static uint64_t rx_bytes(const struct fwd_port *p) { return R(p->stats.rx_bytes); }
+static uint64_t rx_frags(const struct fwd_port *p) { return R(p->stats.rx_frags); }
 static uint64_t tx_packets(const struct fwd_port *p) { return R(p->stats.tx_packets); }
+static uint64_t tx_frags(const struct fwd_port *p) { return R(p->stats.tx_frags); }
 static uint64_t tx_bytes(const struct fwd_port *p) { return R(p->stats.tx_bytes); }
 static uint64_t fill_empty(const struct fwd_port *p) { return R(p->stats.fill_empty); }
 static uint64_t wakeups(const struct fwd_port *p) { return R(p->stats.wakeups); }
 
 static void ports(struct hdp_strbuf *o, struct hdp_fwd *f)
 {
-	static const char *const causes[] = { "invalid_desc", "runt", "tx_full", "copy" };
 	static const char *const kcauses[] = { "rx_dropped", "rx_ring_full", "rx_invalid_desc",
 					       "tx_invalid_desc" };
 	struct hdp_xsk_kstats k[HDP_FWD_PORTS_MAX];
@@ -71,24 +72,27 @@ static void ports(struct hdp_strbuf *o, struct hdp_fwd *f)
 		hdp_strbuf_printf(o, ",xdp_mode=\"%s\",zero_copy=\"%s\",busy_poll=\"%s\"} 1\n",
 				  xdp_mode, zero_copy ? "on" : "off", f->cfg->busy_poll ? "on" : "off");
 	}
-	per_port(o, f, "hdp_port_rx_packets_total", "Frames received from the port's RX ring.",
+	per_port(o, f, "hdp_port_rx_packets_total", "Packets received from the port's RX ring.",
 		 rx_packets);
-	per_port(o, f, "hdp_port_rx_bytes_total", "Bytes of the frames received.", rx_bytes);
-	per_port(o, f, "hdp_port_tx_packets_total", "Frames sent on the port's TX ring.",
+	per_port(o, f, "hdp_port_rx_frags_total", "Frames (descriptors) of the packets received: "
+		 "more than the packets when some came as chains (multi-buffer).", rx_frags);
+	per_port(o, f, "hdp_port_rx_bytes_total", "Bytes of the packets received.", rx_bytes);
+	per_port(o, f, "hdp_port_tx_packets_total", "Packets sent on the port's TX ring.",
 		 tx_packets);
-	per_port(o, f, "hdp_port_tx_bytes_total", "Bytes of the frames sent.", tx_bytes);
+	per_port(o, f, "hdp_port_tx_frags_total", "Frames (descriptors) of the packets sent.",
+		 tx_frags);
+	per_port(o, f, "hdp_port_tx_bytes_total", "Bytes of the packets sent.", tx_bytes);
 	hdp_prom_family(o, "hdp_port_dropped_packets_total", "counter",
-	       "Frames hdp-fwd dropped, by cause: descriptor refused, runt, no room on the "
-	       "output's TX ring, checked copy refused.");
+	       "Packets hdp-fwd dropped, by cause (a chain of frames whole, once): "
+	       "docs/OPERATIONS.md lists the causes.");
 	for (unsigned i = 0; i < f->nports; i++) {
 		const struct hdp_port_stats *s = &f->ports[i].stats;
-		const uint64_t v[] = { R(s->drop_invalid_desc), R(s->drop_runt),
-				       R(s->drop_tx_full), R(s->drop_copy) };
 
-		for (unsigned c = 0; c < HDP_ARRAY_SIZE(causes); c++) {
+		for (unsigned c = 0; c < HDP_FWD_DROP__COUNT; c++) {
 			hdp_strbuf_printf(o, "hdp_port_dropped_packets_total{");
 			port_labels(o, &f->ports[i]);
-			hdp_strbuf_printf(o, ",cause=\"%s\"} %llu\n", causes[c], U(v[c]));
+			hdp_strbuf_printf(o, ",cause=\"%s\"} %llu\n", hdp_fwd_drop_name(c),
+					  U(R(s->drops[c])));
 		}
 	}
 	per_port(o, f, "hdp_port_fill_empty_total",

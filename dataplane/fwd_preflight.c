@@ -9,8 +9,8 @@
  * Parsing (hdp_fwd_cfg_check) judges the configuration as such; this
  * judges it against the machine: the control socket's path, the metrics
  * file's directory and the user's right to write there, the interfaces and
- * their queues, the hugetlbfs directory, and the UMEM pool's profile
- * against its frames. Nothing is created that outlives a check.
+ * their queues and MTUs, the hugetlbfs directory, and the UMEM pool's
+ * profile against its frames. Nothing is created that outlives a check.
  */
 #include <hdp/ctl.h>
 #include <hdp/fwd.h>
@@ -147,6 +147,62 @@ static void warn_frames(const struct hdp_fwd_cfg *cfg)
 			"fill_empty)", cfg->frames, cfg->nports, rings);
 }
 
+/* An interface of ports [0, @i) already judged. */
+static bool seen_before(const struct hdp_fwd_cfg *cfg, unsigned i)
+{
+	for (unsigned j = 0; j < i; j++)
+		if (strcmp(cfg->ports[j].ifname, cfg->ports[i].ifname) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Every frame an interface lets in must be one hdp-fwd can carry: within
+ * max_frame when it is set, and in a chain the kernel sends (at most
+ * HDP_FWD_CHAIN_MAX frames). Otherwise the kernel drops such frames,
+ * silently: start-up refuses instead, and says what would do.
+ */
+static int check_sizes(const struct hdp_fwd_cfg *cfg)
+{
+	uint32_t room = hdp_fwd_frame_room(cfg->frame_size), mtu, in, need;
+	int errors = 0, ret;
+
+	for (unsigned i = 0; i < cfg->nports; i++) {
+		const struct hdp_port_cfg *p = &cfg->ports[i];
+
+		if (seen_before(cfg, i))
+			continue;
+		ret = hdp_fwd_if_mtu(p->ifname, &mtu);
+		if (ret) {
+			errors += hdp_fwd_port_refuse(p, "cannot read the MTU of %s: %s",
+						      p->ifname, strerror(-ret)) != 0;
+			continue;
+		}
+		in = mtu + HDP_FWD_MTU_OVERHEAD;
+		if (cfg->max_frame && in > cfg->max_frame) {
+			errors += hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_MAX_FRAME, "interface %s "
+				"has MTU %u and lets in frames of up to %u bytes, which would be "
+				"dropped: lower its MTU to %u (ip link set dev %s mtu %u) or raise "
+				"max_frame to %u", p->ifname, mtu, in, cfg->max_frame -
+				HDP_FWD_MTU_OVERHEAD, p->ifname, cfg->max_frame -
+				HDP_FWD_MTU_OVERHEAD, in) != 0;
+			continue;
+		}
+		need = cfg->max_frame ? cfg->max_frame : in;
+		if (hdp_fwd_frames_for(need, cfg->frame_size) <= HDP_FWD_CHAIN_MAX)
+			continue;
+		errors += hdp_fwd_port_refuse(p, "interface %s has MTU %u: frames of up to %u "
+			"bytes take chains of %u frames of %u bytes (%u of a packet each), and the "
+			"kernel sends at most %u; the largest frame it can take is %u bytes: lower "
+			"the MTU to %u%s", p->ifname, mtu, need,
+			hdp_fwd_frames_for(need, cfg->frame_size), cfg->frame_size, room,
+			HDP_FWD_CHAIN_MAX, HDP_FWD_CHAIN_MAX * room, HDP_FWD_CHAIN_MAX * room -
+			HDP_FWD_MTU_OVERHEAD, cfg->frame_size == 2048 && need <= HDP_FWD_CHAIN_MAX *
+			hdp_fwd_frame_room(4096) ? ", or set frame_size = 4096" : "") != 0;
+	}
+	return errors ? -EINVAL : 0;
+}
+
 /* A DPDK port is a whole device: its queues are hdp-fwd's to spread. */
 static int check_dpdk_ports(const struct hdp_fwd_cfg *cfg)
 {
@@ -172,10 +228,12 @@ int hdp_fwd_preflight(struct hdp_fwd_cfg *cfg, bool dpdk, bool keep_caps)
 	if (dpdk) {
 		errors += check_dpdk_ports(cfg) != 0;
 	} else {
-		if (hdp_fwd_cfg_expand_queues(cfg) == 0)
+		if (hdp_fwd_cfg_expand_queues(cfg) == 0) {
 			warn_frames(cfg);
-		else
+			errors += check_sizes(cfg) != 0;
+		} else {
 			errors++;
+		}
 		errors += check_huge_dir(cfg) != 0;
 		ret = check_umem(cfg);
 		errors += ret == -EINVAL;

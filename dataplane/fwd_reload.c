@@ -36,6 +36,8 @@ const char *hdp_fwd_cfg_restart_key(const struct hdp_fwd_cfg *a, const struct hd
 		return "frames";
 	if (a->frame_size != b->frame_size)
 		return "frame_size";
+	if (a->max_frame != b->max_frame)
+		return "max_frame";
 	if (a->batch != b->batch)
 		return "batch";
 	if (a->ring_size != b->ring_size)

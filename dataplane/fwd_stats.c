@@ -15,18 +15,29 @@
 
 #define R(c) atomic_load_explicit(&(c), memory_order_relaxed)
 
+static const char *const drop_names[] = {
+#define NAME(kind, name, doc) #name,
+	HDP_FWD_DROPS(NAME)
+#undef NAME
+};
+
+const char *hdp_fwd_drop_name(enum hdp_fwd_drop d)
+{
+	return (unsigned)d < HDP_FWD_DROP__COUNT ? drop_names[d] : "unknown";
+}
+
 void hdp_fwd_port_stats(struct hdp_fwd *f, unsigned i, struct hdp_port_stats *o)
 {
 	struct hdp_port_stats *s = &f->ports[i].stats;
 
 	atomic_init(&o->rx_packets, R(s->rx_packets));
+	atomic_init(&o->rx_frags, R(s->rx_frags));
 	atomic_init(&o->rx_bytes, R(s->rx_bytes));
 	atomic_init(&o->tx_packets, R(s->tx_packets));
+	atomic_init(&o->tx_frags, R(s->tx_frags));
 	atomic_init(&o->tx_bytes, R(s->tx_bytes));
-	atomic_init(&o->drop_invalid_desc, R(s->drop_invalid_desc));
-	atomic_init(&o->drop_runt, R(s->drop_runt));
-	atomic_init(&o->drop_tx_full, R(s->drop_tx_full));
-	atomic_init(&o->drop_copy, R(s->drop_copy));
+	for (unsigned d = 0; d < HDP_FWD_DROP__COUNT; d++)
+		atomic_init(&o->drops[d], R(s->drops[d]));
 	atomic_init(&o->fill_empty, R(s->fill_empty));
 	atomic_init(&o->wakeups, R(s->wakeups));
 }
@@ -52,8 +63,18 @@ int hdp_fwd_port_kstats(struct hdp_fwd *f, unsigned i, struct hdp_xsk_kstats *o)
 
 static uint64_t drops_of(const struct hdp_port_stats *s)
 {
-	return R(s->drop_invalid_desc) + R(s->drop_runt) + R(s->drop_tx_full) +
-	       R(s->drop_copy);
+	uint64_t sum = 0;
+
+	for (unsigned d = 0; d < HDP_FWD_DROP__COUNT; d++)
+		sum += R(s->drops[d]);
+	return sum;
+}
+
+/* The chain rules' drops, in one column of the text table. */
+static uint64_t chain_drops(const struct hdp_port_stats *s)
+{
+	return R(s->drops[HDP_FWD_DROP_CHAIN_LONG]) + R(s->drops[HDP_FWD_DROP_CHAIN_CUT]) +
+	       R(s->drops[HDP_FWD_DROP_CHAIN_REUSE]) + R(s->drops[HDP_FWD_DROP_TOO_BIG]);
 }
 
 void hdp_fwd_port_mode(struct hdp_fwd *f, unsigned i, const char **xdp_mode, bool *zero_copy)
@@ -82,9 +103,9 @@ int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
 
 	hdp_strbuf_printf(&o, "mode %s, %u ports, %u workers\n", hdp_fwd_mode_name(f->cfg->mode),
 	    f->nports, f->nworkers);
-	hdp_strbuf_printf(&o, "%-12s %12s %12s %10s %10s %10s %10s %10s %10s\n", "port", "rx",
-	    "tx", "invalid", "runt", "tx_full", "fill_empty", "k_rx_drop",
-	    "wakeups");
+	hdp_strbuf_printf(&o, "%-12s %12s %12s %12s %10s %10s %10s %10s %10s %10s %10s\n", "port",
+	    "rx", "tx", "rx_frags", "invalid", "runt", "tx_full", "chain", "fill_empty",
+	    "k_rx_drop", "wakeups");
 	for (unsigned i = 0; i < f->nports; i++) {
 		struct hdp_port_stats *s = &f->ports[i].stats;
 		struct hdp_xsk_kstats k;
@@ -93,11 +114,12 @@ int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
 		hdp_fwd_port_kstats(f, i, &k);
 		snprintf(name, sizeof(name), "%s:%u", f->ports[i].cfg.ifname,
 			 f->ports[i].cfg.queue);
-		hdp_strbuf_printf(&o, "%-12s %12llu %12llu %10llu %10llu %10llu %10llu %10llu %10llu\n",
-		    name, U(R(s->rx_packets)), U(R(s->tx_packets)),
-		    U(R(s->drop_invalid_desc)), U(R(s->drop_runt)),
-		    U(R(s->drop_tx_full)), U(R(s->fill_empty)),
-		    U(k.rx_dropped + k.rx_ring_full), U(R(s->wakeups)));
+		hdp_strbuf_printf(&o, "%-12s %12llu %12llu %12llu %10llu %10llu %10llu %10llu %10llu "
+		    "%10llu %10llu\n", name, U(R(s->rx_packets)), U(R(s->tx_packets)),
+		    U(R(s->rx_frags)), U(R(s->drops[HDP_FWD_DROP_INVALID_DESC])),
+		    U(R(s->drops[HDP_FWD_DROP_RUNT])), U(R(s->drops[HDP_FWD_DROP_TX_FULL])),
+		    U(chain_drops(s)), U(R(s->fill_empty)), U(k.rx_dropped + k.rx_ring_full),
+		    U(R(s->wakeups)));
 	}
 	if (f->cfg->busy_poll) {
 		hdp_strbuf_printf(&o, "busy polling:");
@@ -137,17 +159,21 @@ int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 		hdp_strbuf_printf(&o, ",\"busy_poll\":%s,\"napi_id\":%u,\"xdp_mode\":\"%s\","
 		    "\"zero_copy\":%s", f->cfg->busy_poll ? "true" : "false",
 		    fwd_port_napi_id(&f->ports[i]), xdp_mode, zero_copy ? "true" : "false");
-		hdp_strbuf_printf(&o, ",\"rx_packets\":%llu,\"rx_bytes\":%llu,\"tx_packets\":%llu,"
-			"\"tx_bytes\":%llu,\"drops\":{\"invalid_desc\":%llu,\"runt\":%llu,"
-			"\"tx_full\":%llu,\"copy\":%llu},\"fill_empty\":%llu,"
+		hdp_strbuf_printf(&o, ",\"sg\":%s,\"max_frame\":%u,\"rx_packets\":%llu,"
+			"\"rx_frags\":%llu,\"rx_bytes\":%llu,\"tx_packets\":%llu,"
+			"\"tx_frags\":%llu,\"tx_bytes\":%llu,\"drops\":{",
+		    f->ports[i].sg ? "true" : "false", f->ports[i].max_frame,
+		    U(R(s->rx_packets)), U(R(s->rx_frags)), U(R(s->rx_bytes)),
+		    U(R(s->tx_packets)), U(R(s->tx_frags)), U(R(s->tx_bytes)));
+		for (unsigned d = 0; d < HDP_FWD_DROP__COUNT; d++)
+			hdp_strbuf_printf(&o, "%s\"%s\":%llu", d ? "," : "", drop_names[d],
+			    U(R(s->drops[d])));
+		hdp_strbuf_printf(&o, "},\"fill_empty\":%llu,"
 			"\"wakeups\":%llu,\"kernel\":{\"rx_dropped\":%llu,"
 			"\"rx_invalid_descs\":%llu,\"tx_invalid_descs\":%llu,"
 			"\"rx_ring_full\":%llu,\"rx_fill_ring_empty_descs\":%llu,"
 			"\"tx_ring_empty_descs\":%llu}}",
-		    U(R(s->rx_packets)), U(R(s->rx_bytes)), U(R(s->tx_packets)),
-		    U(R(s->tx_bytes)), U(R(s->drop_invalid_desc)), U(R(s->drop_runt)),
-		    U(R(s->drop_tx_full)), U(R(s->drop_copy)), U(R(s->fill_empty)),
-		    U(R(s->wakeups)), U(k.rx_dropped), U(k.rx_invalid_descs),
+		    U(R(s->fill_empty)), U(R(s->wakeups)), U(k.rx_dropped), U(k.rx_invalid_descs),
 		    U(k.tx_invalid_descs), U(k.rx_ring_full),
 		    U(k.rx_fill_ring_empty_descs), U(k.tx_ring_empty_descs));
 	}

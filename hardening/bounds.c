@@ -93,3 +93,11 @@ int hdp_harden_pool_desc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, u
 	*out = (void *)(l->base + (uintptr_t)addr);
 	return 0;
 }
+
+int hdp_harden_pool_desc_refuse(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
+				uint64_t addr, uint32_t len, const char *detail)
+{
+	if (hdp_view_flags(hdp_harden_pool_view(hp)) & HDP_HF_BOUNDS)
+		return fail(hp, kind, (void *)(hp->layout.base + (uintptr_t)addr), len, detail);
+	return -EFAULT;
+}

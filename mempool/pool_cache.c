@@ -537,6 +537,12 @@ int hdp_pool_desc_to_ptr(struct hdp_pool *pool, uint64_t addr, uint32_t len,
 	return hdp_harden_pool_desc(&pool->hp, c ? &c->hts : NULL, addr, len, out);
 }
 
+int hdp_pool_desc_refuse(struct hdp_pool *pool, enum hdp_violation_kind kind, uint64_t addr,
+			 uint32_t len, const char *detail)
+{
+	return hdp_harden_pool_desc_refuse(&pool->hp, kind, addr, len, detail);
+}
+
 void hdp_pool_count_desc_checks(struct hdp_pool *pool, unsigned n)
 {
 	struct pool_cache *c;

@@ -7,6 +7,7 @@
 #ifndef HDP_FWD_H
 #define HDP_FWD_H
 
+#include <linux/if_xdp.h>
 #include <net/if.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -17,6 +18,14 @@
 #include <hdp/profile.h>
 #include <hdp/xdp_prog.h>
 
+/* Multi-buffer AF_XDP (Linux 6.6), for headers older than the kernel. */
+#ifndef XDP_USE_SG
+#define XDP_USE_SG	(1 << 4)	/* bind: packets may be chains of frames */
+#endif
+#ifndef XDP_PKT_CONTD
+#define XDP_PKT_CONTD	(1 << 0)	/* descriptor: the packet goes on in the next */
+#endif
+
 #define HDP_FWD_PORTS_MAX	16
 #define HDP_FWD_CORES_MAX	16
 #define HDP_FWD_BATCH_MAX	256
@@ -25,6 +34,20 @@
 #define HDP_FWD_QUEUE_WAIT_MS	5000
 #define HDP_FWD_METRICS_PATH_MAX 256
 #define HDP_ETH_ZLEN		60	/* shortest Ethernet frame, FCS excluded */
+
+/*
+ * Sizes. The kernel puts a packet into a UMEM frame after a headroom of
+ * its own (XDP_PACKET_HEADROOM): a frame holds 1792 bytes of 2048, 3840 of
+ * 4096. A larger packet comes as a chain of frames (multi-buffer AF_XDP,
+ * Linux 6.6+), and goes out as one: at most HDP_FWD_CHAIN_MAX frames, as
+ * the kernel sends a packet of at most MAX_SKB_FRAGS (17) fragments after
+ * its head. An interface's MTU lets in frames of MTU + 18 bytes (the
+ * Ethernet header and a VLAN tag).
+ */
+#define HDP_FWD_RX_HEADROOM	256
+#define HDP_FWD_CHAIN_MAX	18
+#define HDP_FWD_MTU_OVERHEAD	18
+#define HDP_FWD_MAX_FRAME_MAX	(65535 + HDP_FWD_MTU_OVERHEAD)
 
 enum hdp_fwd_mode {
 	HDP_FWD_IO = 0,		/* forward untouched */
@@ -72,6 +95,7 @@ enum hdp_fwd_key {
 	HDP_FWD_KEY_HUGE_DIR,
 	HDP_FWD_KEY_METRICS_FILE,
 	HDP_FWD_KEY_USER,
+	HDP_FWD_KEY_MAX_FRAME,
 	HDP_FWD_KEYS_TRACKED
 };
 
@@ -83,6 +107,7 @@ struct hdp_fwd_cfg {
 	int cores[HDP_FWD_CORES_MAX];	/* one worker per entry; -1: not pinned */
 	uint32_t frames;		/* UMEM frames */
 	uint32_t frame_size;		/* 2048 or 4096 */
+	uint32_t max_frame;		/* largest frame to carry, bytes; 0: auto (the MTUs') */
 	uint32_t batch;
 	uint32_t ring_size;		/* RX and TX rings */
 	uint32_t fill_size;		/* fill and completion rings */
@@ -219,6 +244,34 @@ int hdp_fwd_preflight(struct hdp_fwd_cfg *cfg, bool dpdk, bool keep_caps);
  */
 int hdp_fwd_umem_profile_check(const struct hdp_fwd_cfg *cfg);
 
+/* The bytes of a packet one frame of @frame_size holds. */
+static inline uint32_t hdp_fwd_frame_room(uint32_t frame_size)
+{
+	return frame_size - HDP_FWD_RX_HEADROOM;
+}
+
+/* The frames a packet of @bytes takes: more than 1 is a chain. */
+static inline uint32_t hdp_fwd_frames_for(uint32_t bytes, uint32_t frame_size)
+{
+	uint32_t room = hdp_fwd_frame_room(frame_size);
+
+	return bytes ? (bytes + room - 1) / room : 1;
+}
+
+/* max_frame as it reads: "auto", or the bytes. */
+const char *hdp_fwd_max_frame_text(const struct hdp_fwd_cfg *cfg, char *buf, size_t len);
+
+/* An interface's MTU, in this network namespace: 0 or a negative errno. */
+int hdp_fwd_if_mtu(const char *ifname, uint32_t *mtu);
+
+/*
+ * The largest frame port @i must carry, in and out: max_frame, or with
+ * auto what the MTUs let in of its interface (it receives there) and of
+ * the interfaces of the ports whose peer it is (it sends what they
+ * received). 0 when an MTU cannot be read.
+ */
+uint32_t hdp_fwd_port_max_frame(const struct hdp_fwd_cfg *cfg, unsigned i);
+
 /*
  * Print a checked configuration as an INI file that reads back as the same
  * configuration: [global], every port with its peer and the worker that
@@ -255,16 +308,44 @@ struct hdp_fwd;
 int hdp_fwd_reconfigure(struct hdp_fwd *f, struct hdp_fwd_cfg *running,
 			const struct hdp_fwd_cfg *next);
 
-/* Per port (and queue) counters; each written by one worker. */
+/*
+ * Why hdp-fwd dropped a packet, one line each: X(KIND, name, doc). The
+ * names are stable: stats, JSON and metrics use them. A packet in a chain
+ * of frames is dropped whole, and counted once.
+ */
+#define HDP_FWD_DROPS(X)                                                              \
+	X(INVALID_DESC, invalid_desc, "a descriptor outside the UMEM or its chunk")   \
+	X(RUNT, runt, "a frame too short for the mode")                               \
+	X(TX_FULL, tx_full, "no room on the output's TX ring (for the whole chain)")  \
+	X(COPY, copy, "a checked copy refused")                                       \
+	X(CHAIN_LONG, chain_long, "a chain of more frames than the kernel sends")     \
+	X(CHAIN_CUT, chain_cut, "a chain cut off by an invalid descriptor")           \
+	X(CHAIN_REUSE, chain_reuse, "a chain that names one frame twice")             \
+	X(TOO_BIG, too_big, "a chain for an output port not bound for multi-buffer")
+
+enum hdp_fwd_drop {
+#define HDP_FWD_DROP_ENUM(kind, name, doc) HDP_FWD_DROP_##kind,
+	HDP_FWD_DROPS(HDP_FWD_DROP_ENUM)
+#undef HDP_FWD_DROP_ENUM
+	HDP_FWD_DROP__COUNT
+};
+
+/* "invalid_desc", ..., as the stats name them. */
+const char *hdp_fwd_drop_name(enum hdp_fwd_drop d);
+
+/*
+ * Per port (and queue) counters; each written by one worker. A packet is
+ * one frame, or a chain of them (multi-buffer): packets count each once,
+ * frags every frame (descriptor), so frags == packets without chains.
+ */
 struct hdp_port_stats {
 	_Atomic uint64_t rx_packets;
+	_Atomic uint64_t rx_frags;
 	_Atomic uint64_t rx_bytes;
 	_Atomic uint64_t tx_packets;
+	_Atomic uint64_t tx_frags;
 	_Atomic uint64_t tx_bytes;
-	_Atomic uint64_t drop_invalid_desc;	/* outside the UMEM or its chunk */
-	_Atomic uint64_t drop_runt;		/* too short for the mode */
-	_Atomic uint64_t drop_tx_full;		/* no room on the output's TX ring */
-	_Atomic uint64_t drop_copy;		/* checked copy refused */
+	_Atomic uint64_t drops[HDP_FWD_DROP__COUNT];	/* packets, by cause */
 	_Atomic uint64_t fill_empty;		/* pool had no frame for the fill ring */
 	_Atomic uint64_t wakeups;		/* syscalls to kick the kernel */
 };
@@ -347,6 +428,18 @@ unsigned hdp_fwd_loopback_step(struct hdp_fwd *f, const uint8_t *pkt, uint32_t l
  */
 unsigned hdp_fwd_loopback_step_ports(struct hdp_fwd *f, unsigned first, unsigned n,
 				     const uint8_t *pkt, uint32_t len, unsigned burst);
+/*
+ * A kernel that writes what it likes, for tests: take up to @n frames from
+ * port @port's fill ring into @frames (UMEM addresses; the kernel's now),
+ * returning how many; then post RX descriptors made of them, or of
+ * anything, as they are, and run the port's forwarding passes over them
+ * and its peer's TX and completions. Returns the descriptors posted.
+ */
+unsigned hdp_fwd_loopback_take(struct hdp_fwd *f, unsigned port, uint64_t *frames, unsigned n);
+unsigned hdp_fwd_loopback_post(struct hdp_fwd *f, unsigned port, const struct xdp_desc *d,
+			       unsigned n);
+/* Port @port's link busy (@stalled: its TX ring is not sent), or free again (sent now). */
+void hdp_fwd_loopback_stall(struct hdp_fwd *f, unsigned port, bool stalled);
 unsigned hdp_fwd_loopback_destroy(struct hdp_fwd *f);
 
 struct hdp_pool *hdp_fwd_pool(struct hdp_fwd *f);
@@ -395,6 +488,39 @@ int hdp_fwd_stats_prometheus(struct hdp_fwd *f, char *buf, size_t len);
  */
 int hdp_fwd_rx_desc(struct hdp_pool *umem, uint64_t addr, uint32_t len,
 		    void **data);
+
+/*
+ * hdp_fwd_chain_add: gather a packet's RX descriptors, one at a time in
+ * ring order. A descriptor with XDP_PKT_CONTD says the packet goes on in
+ * the next one; the packet is whole at the first without it. The chain
+ * rules: every descriptor lies in its chunk (hdp_fwd_rx_desc's test), no
+ * frame comes twice, and no chain is longer than HDP_FWD_CHAIN_MAX. A
+ * packet that breaks one is dropped whole, with a violation of the pool
+ * (desc_chain_cut, desc_chain_reuse, desc_chain_long) when its profile has
+ * bounds on, and the rest of its descriptors are dropped as they come.
+ * Start from a zeroed struct; it keeps its state from call to call.
+ */
+struct hdp_fwd_chain {
+	uint32_t n;		/* descriptors of the packet gathered so far */
+	uint32_t nfree;		/* after DROP or GONE: frames to give back, in d[] */
+	bool discard;		/* dropped: its further descriptors go too */
+	struct xdp_desc d[HDP_FWD_CHAIN_MAX];
+};
+
+enum hdp_fwd_chain_verdict {
+	HDP_FWD_CHAIN_MORE,	/* taken: the packet goes on */
+	HDP_FWD_CHAIN_WHOLE,	/* its last: d[0..n) is the packet; set n = 0 once sent */
+	HDP_FWD_CHAIN_DROP,	/* the packet is dropped (counted once, as *why) */
+	HDP_FWD_CHAIN_GONE,	/* a descriptor of a packet dropped before */
+};
+
+/*
+ * After DROP and GONE, d[0..nfree) are the chunks to give back to the
+ * pool (each UMEM chunk the packet's descriptors named, once; those
+ * outside the UMEM are nobody's); n is then 0.
+ */
+enum hdp_fwd_chain_verdict hdp_fwd_chain_add(struct hdp_pool *umem, struct hdp_fwd_chain *c,
+					     struct xdp_desc d, enum hdp_fwd_drop *why);
 
 /* Rewrite a frame for @mode: 0, or -EINVAL for a frame too short for it. */
 int hdp_fwd_rewrite(enum hdp_fwd_mode mode, uint8_t *frame, uint32_t len,

@@ -376,6 +376,14 @@ int hdp_harden_pool_copy_out(struct hdp_harden_pool *hp, struct hdp_harden_tls *
 int hdp_harden_pool_desc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 			 uint64_t addr, uint32_t len, void **out);
 
+/*
+ * A descriptor rule the caller checks itself (a chain's, @kind one of the
+ * desc_chain_* kinds): a violation of the pool when its profile has
+ * bounds on, as hdp_harden_pool_desc() reports a descriptor's. -EFAULT.
+ */
+int hdp_harden_pool_desc_refuse(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
+				uint64_t addr, uint32_t len, const char *detail);
+
 /* Count a violation and act on it under the pool's policy now. */
 void hdp_harden_pool_violation(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
 			       const void *addr, size_t size, const char *detail);

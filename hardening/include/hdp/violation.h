@@ -33,7 +33,10 @@
 	X(BOUNDS_REGION_END, bounds_region_end, "a copy that runs past the end of its region") \
 	X(BOUNDS_OBJECT_END, bounds_object_end, "a copy that runs past the end of its object") \
 	X(DESC_OUTSIDE, desc_outside, "a descriptor whose address is outside the pool") \
-	X(DESC_PAST_CHUNK, desc_past_chunk, "a descriptor whose length runs past its chunk")
+	X(DESC_PAST_CHUNK, desc_past_chunk, "a descriptor whose length runs past its chunk") \
+	X(DESC_CHAIN_CUT, desc_chain_cut, "a descriptor chain cut off by an invalid descriptor") \
+	X(DESC_CHAIN_REUSE, desc_chain_reuse, "a descriptor chain that names one frame twice") \
+	X(DESC_CHAIN_LONG, desc_chain_long, "a descriptor chain longer than the kernel sends")
 #define HDP_INIT_VIOLATIONS(X)                                                       \
 	X(WRITE_AFTER_FREE, write_after_free, "a wiped free object was not zero at allocation")
 #define HDP_TAG_VIOLATIONS(X)                                                        \

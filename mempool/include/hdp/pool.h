@@ -187,6 +187,14 @@ int hdp_pool_desc_to_ptr(struct hdp_pool *pool, uint64_t addr, uint32_t len,
 			 void **out);
 
 /*
+ * A descriptor rule the caller checks itself (a chain's: @kind one of the
+ * desc_chain_* kinds), refused: a violation of the pool, under its policy,
+ * when its profile has bounds on. -EFAULT.
+ */
+int hdp_pool_desc_refuse(struct hdp_pool *pool, enum hdp_violation_kind kind, uint64_t addr,
+			 uint32_t len, const char *detail);
+
+/*
  * An AF_XDP forwarder checks RX descriptors against the layout inline, one
  * compare each (the same test as hdp_pool_desc_to_ptr(), whose report a
  * refused one then gets). This counts @n such checks as the pool's, when
