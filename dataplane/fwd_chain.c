@@ -5,21 +5,28 @@
  * (hdp_fwd_chain_add judges the chain rules); a whole packet is checked
  * and rewritten as a one-frame packet is, on its first frame, and goes
  * into the burst as it came, its descriptors in order, all but the last
- * marked to go on. A dropped packet's frames go back to the pool, wiped
- * whole: a chain that broke a rule says nothing trustworthy about where
- * the kernel wrote.
+ * marked to go on. The frames of a packet that broke a chain rule go back
+ * to the pool wiped whole: such a chain says nothing trustworthy about
+ * where the kernel wrote.
  */
 #include "fwd_internal.h"
 
-/* The chain's frames back to the pool with the burst's drops, wiped whole. */
-static void give_back(struct hdp_fwd *f, const struct xdp_desc *d, uint32_t n,
+/* A dropped chain's frames back to the pool with the burst's drops, wiped whole. */
+static void give_back(struct hdp_fwd *f, const uint64_t *addrs, uint32_t n,
 		      struct fwd_burst *b)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		f->ext[fwd_frame_of(f, d[i].addr)] = (struct hdp_extent){
+		f->ext[fwd_frame_of(f, addrs[i])] = (struct hdp_extent){
 			0, (uint32_t)f->lay.obj_size };
-		b->drops[b->ndrops++] = d[i].addr;
+		b->drops[b->ndrops++] = addrs[i];
 	}
+}
+
+/* A whole packet that cannot go: its frames back as they were written. */
+static void drop_whole(const struct hdp_fwd_chain *c, uint32_t n, struct fwd_burst *b)
+{
+	for (uint32_t i = 0; i < n; i++)
+		b->drops[b->ndrops++] = c->d[i].addr;
 }
 
 /* A whole packet, @c->d[0..n): out with the burst, or dropped. */
@@ -31,14 +38,14 @@ static void whole(struct hdp_fwd *f, struct hdp_fwd_chain *c, const struct fwd_p
 	c->n = 0;
 	if (hdp_unlikely(n > 1 && !out->sg)) {
 		b->dropped[HDP_FWD_DROP_TOO_BIG]++;
-		give_back(f, c->d, n, b);
+		drop_whole(c, n, b);
 		return;
 	}
 	/* Headers are in the first frame: the rewrite's, as for one frame. */
 	if (hdp_unlikely(hdp_fwd_rewrite(f->cfg->mode, fwd_frame_data(f, c->d[0].addr),
 					 c->d[0].len, &out->cfg))) {
 		b->dropped[HDP_FWD_DROP_RUNT]++;
-		give_back(f, c->d, n, b);
+		drop_whole(c, n, b);
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -75,5 +82,5 @@ void fwd_rx_chained(struct hdp_fwd *f, struct fwd_port *in, const struct fwd_por
 	case HDP_FWD_CHAIN_GONE:
 		break;
 	}
-	give_back(f, c->d, c->nfree, b);
+	give_back(f, c->back, c->nback, b);
 }

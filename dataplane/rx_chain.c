@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-/* Its chunk is among those gathered already. */
+/* Its chunk is among those of d[0..n) already. */
 static bool names_gathered(const struct hdp_layout *l, const struct hdp_fwd_chain *c,
 			   uint64_t addr)
 {
@@ -26,17 +26,32 @@ static bool names_gathered(const struct hdp_layout *l, const struct hdp_fwd_chai
 }
 
 /*
- * Drop the packet: the gathered chunks stay in d[] to be given back, with
- * @d's own when it is a chunk of the UMEM and not one of them already.
+ * @d's chunk, when it is one of the UMEM and not given back before for
+ * this packet, goes back (and is remembered, while there is room, so that
+ * a later descriptor naming it again does not free it twice).
+ */
+static void give_back(const struct hdp_layout *l, struct hdp_fwd_chain *c, struct xdp_desc d)
+{
+	if (d.addr >= l->span || names_gathered(l, c, d.addr))
+		return;
+	c->back[c->nback++] = d.addr;
+	if (c->n < HDP_FWD_CHAIN_MAX)
+		c->d[c->n++] = d;
+}
+
+/*
+ * Drop the packet: its gathered chunks go back, with @d's own; d[] then
+ * remembers them while the rest of the packet's descriptors come.
  */
 static enum hdp_fwd_chain_verdict drop(const struct hdp_layout *l, struct hdp_fwd_chain *c,
 				       struct xdp_desc d)
 {
-	c->nfree = c->n;
-	if (d.addr < l->span && !names_gathered(l, c, d.addr) && c->nfree < HDP_FWD_CHAIN_MAX)
-		c->d[c->nfree++] = d;
-	c->n = 0;
+	for (uint32_t i = 0; i < c->n; i++)
+		c->back[c->nback++] = c->d[i].addr;
+	give_back(l, c, d);
 	c->discard = d.options & XDP_PKT_CONTD;
+	if (!c->discard)
+		c->n = 0;
 	return HDP_FWD_CHAIN_DROP;
 }
 
@@ -54,11 +69,12 @@ enum hdp_fwd_chain_verdict hdp_fwd_chain_add(struct hdp_pool *umem, struct hdp_f
 	const struct hdp_layout *l = hdp_pool_slots(umem);
 	char detail[96];
 
-	c->nfree = 0;
+	c->nback = 0;
 	if (c->discard) {
+		give_back(l, c, d);
 		c->discard = d.options & XDP_PKT_CONTD;
-		if (d.addr < l->span)
-			c->d[c->nfree++] = d;
+		if (!c->discard)
+			c->n = 0;
 		return HDP_FWD_CHAIN_GONE;
 	}
 	if (hdp_unlikely(!hdp_layout_holds(l, d.addr, d.len))) {

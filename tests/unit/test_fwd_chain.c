@@ -173,6 +173,18 @@ Test(fwd_chain, a_chain_cut_by_an_invalid_descriptor_goes_with_its_rest)
 	no_leak();
 }
 
+Test(fwd_chain, the_rest_of_a_dropped_chain_never_frees_a_frame_twice)
+{
+	make("on_violation=drop");
+	take(3);
+	struct xdp_desc d[] = { frag(0, ROOM, true), frag(1, ROOM + 5, true),
+				frag(0, ROOM, true), frag(1, ROOM, true), frag(2, 10, false) };
+
+	hdp_fwd_loopback_post(fwd, 0, d, 5);
+	cr_assert_eq(DROPS(stats(0), CHAIN_CUT), 1);
+	no_leak();
+}
+
 Test(fwd_chain, a_fragment_past_its_chunk_cuts_the_chain)
 {
 	make("on_violation=drop");
@@ -298,10 +310,14 @@ Test(fwd_chain, chain_add_alone_judges_each_descriptor_in_order)
 	cr_assert_eq(hdp_fwd_chain_add(p, &c, (struct xdp_desc){ 1ull << 40, 1, 1 }, &why),
 		     HDP_FWD_CHAIN_DROP);
 	cr_assert_eq(why, HDP_FWD_DROP_CHAIN_CUT);
-	cr_assert_eq(c.nfree, 1, "the first frame back; the forged one is nobody's");
+	cr_assert_eq(c.nback, 1, "the first frame back; the forged one is nobody's");
+	cr_assert_eq(c.back[0], a.addr);
 	cr_assert(c.discard);
+	/* The rest of it naming the first frame again: not given back twice. */
+	cr_assert_eq(hdp_fwd_chain_add(p, &c, a, &why), HDP_FWD_CHAIN_GONE);
+	cr_assert_eq(c.nback, 0);
 	cr_assert_eq(hdp_fwd_chain_add(p, &c, b, &why), HDP_FWD_CHAIN_GONE);
-	cr_assert_eq(c.nfree, 1);
+	cr_assert_eq(c.nback, 1);
 	cr_assert_not(c.discard, "its last descriptor ends the drop");
 	cr_assert_eq(hdp_fwd_chain_add(p, &c, b, &why), HDP_FWD_CHAIN_WHOLE);
 	hdp_pool_destroy(p);

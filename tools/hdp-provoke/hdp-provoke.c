@@ -64,13 +64,20 @@ unsigned long long provoke_seen(struct hdp_pool *pool, enum hdp_violation_kind k
 
 bool provoke_case_at(unsigned i, struct provoke_case *out)
 {
-	if (i < provoke_ncases) {
-		*out = provoke_cases[i];
-		return true;
-	}
-	if (i - provoke_ncases < provoke_nprotection_cases) {
-		*out = provoke_protection_cases[i - provoke_ncases];
-		return true;
+	const struct {
+		const struct provoke_case *cases;
+		unsigned n;
+	} tables[] = {
+		{ provoke_cases, provoke_ncases },
+		{ provoke_chain_cases, provoke_nchain_cases },
+		{ provoke_protection_cases, provoke_nprotection_cases },
+	};
+
+	for (unsigned t = 0; t < HDP_ARRAY_SIZE(tables); i -= tables[t++].n) {
+		if (i < tables[t].n) {
+			*out = tables[t].cases[i];
+			return true;
+		}
 	}
 	return false;
 }

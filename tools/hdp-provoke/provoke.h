@@ -33,7 +33,11 @@ extern const unsigned provoke_ncases;
 extern const struct provoke_case provoke_protection_cases[];
 extern const unsigned provoke_nprotection_cases;
 
-/* Case @i of the whole catalogue: the core's, then the protections'. */
+/* The cases of descriptor chains, as hdp-fwd judges them (chain_cases.c). */
+extern const struct provoke_case provoke_chain_cases[];
+extern const unsigned provoke_nchain_cases;
+
+/* Case @i of the whole catalogue: the core's, the chains', the protections'. */
 bool provoke_case_at(unsigned i, struct provoke_case *out);
 
 /* Make a plain-page pool configured from env (exits 2 on failure). */

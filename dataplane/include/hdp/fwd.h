@@ -501,10 +501,16 @@ int hdp_fwd_rx_desc(struct hdp_pool *umem, uint64_t addr, uint32_t len,
  * Start from a zeroed struct; it keeps its state from call to call.
  */
 struct hdp_fwd_chain {
-	uint32_t n;		/* descriptors of the packet gathered so far */
-	uint32_t nfree;		/* after DROP or GONE: frames to give back, in d[] */
+	/*
+	 * The packet's descriptors gathered so far; once it is dropped, those
+	 * of its chunks given back (up to HDP_FWD_CHAIN_MAX), so that none
+	 * goes back twice however often the rest of it names one.
+	 */
+	uint32_t n;
 	bool discard;		/* dropped: its further descriptors go too */
+	uint32_t nback;		/* after DROP or GONE: chunks to give back, in back[] */
 	struct xdp_desc d[HDP_FWD_CHAIN_MAX];
+	uint64_t back[HDP_FWD_CHAIN_MAX + 1];
 };
 
 enum hdp_fwd_chain_verdict {
@@ -515,9 +521,9 @@ enum hdp_fwd_chain_verdict {
 };
 
 /*
- * After DROP and GONE, d[0..nfree) are the chunks to give back to the
- * pool (each UMEM chunk the packet's descriptors named, once; those
- * outside the UMEM are nobody's); n is then 0.
+ * After DROP and GONE, back[0..nback) are UMEM addresses of the chunks to
+ * give back to the pool: each chunk the packet's descriptors named, once
+ * (those outside the UMEM are nobody's).
  */
 enum hdp_fwd_chain_verdict hdp_fwd_chain_add(struct hdp_pool *umem, struct hdp_fwd_chain *c,
 					     struct xdp_desc d, enum hdp_fwd_drop *why);
