@@ -69,8 +69,10 @@ static void ports(struct hdp_strbuf *o, struct hdp_fwd *f)
 		port_labels(o, p);
 		hdp_strbuf_printf(o, ",");
 		hdp_prom_label(o, "peer", f->ports[p->cfg.peer].cfg.ifname);
-		hdp_strbuf_printf(o, ",xdp_mode=\"%s\",zero_copy=\"%s\",busy_poll=\"%s\"} 1\n",
-				  xdp_mode, zero_copy ? "on" : "off", f->cfg->busy_poll ? "on" : "off");
+		hdp_strbuf_printf(o, ",xdp_mode=\"%s\",zero_copy=\"%s\",busy_poll=\"%s\","
+				  "multi_buffer=\"%s\",max_frame=\"%u\"} 1\n", xdp_mode,
+				  zero_copy ? "on" : "off", f->cfg->busy_poll ? "on" : "off",
+				  p->sg ? "on" : "off", p->max_frame);
 	}
 	per_port(o, f, "hdp_port_rx_packets_total", "Packets received from the port's RX ring.",
 		 rx_packets);

@@ -83,6 +83,12 @@ void hdp_fwd_port_mode(struct hdp_fwd *f, unsigned i, const char **xdp_mode, boo
 	*zero_copy = f->ports[i].zerocopy;
 }
 
+void hdp_fwd_port_frames(struct hdp_fwd *f, unsigned i, uint32_t *max_frame, bool *multi_buffer)
+{
+	*max_frame = f->ports[i].max_frame;
+	*multi_buffer = f->ports[i].sg;
+}
+
 void hdp_fwd_totals(struct hdp_fwd *f, uint64_t *rx, uint64_t *tx, uint64_t *drops)
 {
 	*rx = *tx = *drops = 0;
@@ -159,7 +165,7 @@ int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 		hdp_strbuf_printf(&o, ",\"busy_poll\":%s,\"napi_id\":%u,\"xdp_mode\":\"%s\","
 		    "\"zero_copy\":%s", f->cfg->busy_poll ? "true" : "false",
 		    fwd_port_napi_id(&f->ports[i]), xdp_mode, zero_copy ? "true" : "false");
-		hdp_strbuf_printf(&o, ",\"sg\":%s,\"max_frame\":%u,\"rx_packets\":%llu,"
+		hdp_strbuf_printf(&o, ",\"multi_buffer\":%s,\"max_frame\":%u,\"rx_packets\":%llu,"
 			"\"rx_frags\":%llu,\"rx_bytes\":%llu,\"tx_packets\":%llu,"
 			"\"tx_frags\":%llu,\"tx_bytes\":%llu,\"drops\":{",
 		    f->ports[i].sg ? "true" : "false", f->ports[i].max_frame,

@@ -537,13 +537,17 @@ int main(int argc, char **argv)
 	       ctl ? ", control socket " : "", ctl ? cfg.ctl_path : "");
 	for (unsigned i = 0; i < cfg.nports; i++) {
 		const char *xdp_mode;
-		bool zero_copy;
+		bool zero_copy, multi_buffer;
+		uint32_t max_frame;
 
 		hdp_fwd_port_mode(f, i, &xdp_mode, &zero_copy);
-		printf("  %s:%u -> %s:%u (XDP %s, %s%s)\n", cfg.ports[i].ifname,
-		       cfg.ports[i].queue, cfg.ports[cfg.ports[i].peer].ifname,
-		       cfg.ports[cfg.ports[i].peer].queue, xdp_mode,
-		       zero_copy ? "zero copy" : "copy mode", cfg.busy_poll ? ", busy polling" : "");
+		hdp_fwd_port_frames(f, i, &max_frame, &multi_buffer);
+		printf("  %s:%u -> %s:%u (XDP %s, %s%s, frames up to %u bytes%s)\n",
+		       cfg.ports[i].ifname, cfg.ports[i].queue,
+		       cfg.ports[cfg.ports[i].peer].ifname, cfg.ports[cfg.ports[i].peer].queue,
+		       xdp_mode, zero_copy ? "zero copy" : "copy mode",
+		       cfg.busy_poll ? ", busy polling" : "", max_frame,
+		       multi_buffer ? " in chains of frames" : "");
 	}
 	if (cfg.user[0])
 		printf("  running as user %s (uid %u), no capabilities\n", cfg.user, cfg.uid);

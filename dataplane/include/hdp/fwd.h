@@ -468,6 +468,9 @@ int hdp_sd_notify(const char *state);
 /* How port @i runs: its XDP attach mode (hdp_xdp_attach_mode()), zero copy. */
 void hdp_fwd_port_mode(struct hdp_fwd *f, unsigned i, const char **xdp_mode, bool *zero_copy);
 
+/* The largest frame port @i carries; @multi_buffer: in chains of frames (XDP_USE_SG). */
+void hdp_fwd_port_frames(struct hdp_fwd *f, unsigned i, uint32_t *max_frame, bool *multi_buffer);
+
 /* Totals over all ports, for the one-line status. */
 void hdp_fwd_totals(struct hdp_fwd *f, uint64_t *rx, uint64_t *tx, uint64_t *drops);
 
