@@ -19,6 +19,7 @@ Test(sink_seqs, an_exact_run_is_clean)
 Test(sink_seqs, gaps_at_the_end_and_in_the_middle_are_lost)
 {
 	struct seqs s;
+	uint64_t first, last;
 
 	cr_assert_eq(seqs_init(&s, 100), 0);
 	for (uint32_t i = 0; i < 90; i++)
@@ -26,6 +27,11 @@ Test(sink_seqs, gaps_at_the_end_and_in_the_middle_are_lost)
 			seqs_add(&s, i);
 	cr_assert_eq(seqs_lost(&s), 11);
 	cr_assert_eq(s.reordered, 0);
+	cr_assert_eq(seqs_next_gap(&s, 0, &first, &last), 0);
+	cr_assert(first == 40 && last == 40);
+	cr_assert_eq(seqs_next_gap(&s, last + 1, &first, &last), 0);
+	cr_assert(first == 90 && last == 99);
+	cr_assert_eq(seqs_next_gap(&s, last + 1, &first, &last), -1);
 	seqs_fini(&s);
 }
 

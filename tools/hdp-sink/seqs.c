@@ -69,3 +69,23 @@ uint64_t seqs_lost(const struct seqs *s)
 		return s->expect - s->unique;
 	return s->any ? (uint64_t)s->highest + 1 - s->unique : 0;
 }
+
+static bool seen(const struct seqs *s, uint64_t seq)
+{
+	return seq < s->nbits && (s->bits[seq / 64] >> (seq % 64) & 1);
+}
+
+int seqs_next_gap(const struct seqs *s, uint64_t from, uint64_t *first, uint64_t *last)
+{
+	uint64_t end = s->expect ? s->expect : s->any ? (uint64_t)s->highest + 1 : 0;
+
+	while (from < end && seen(s, from))
+		from++;
+	if (from >= end)
+		return -1;
+	*first = from;
+	while (from + 1 < end && !seen(s, from + 1))
+		from++;
+	*last = from;
+	return 0;
+}

@@ -34,4 +34,10 @@ int seqs_add(struct seqs *s, uint32_t seq);
  */
 uint64_t seqs_lost(const struct seqs *s);
 
+/*
+ * The first run of lost numbers at or after @from: 0 and [*first, *last],
+ * or -1 when there is none. For messages, not the fast path.
+ */
+int seqs_next_gap(const struct seqs *s, uint64_t from, uint64_t *first, uint64_t *last);
+
 #endif /* HDP_SINK_SEQS_H */

@@ -170,6 +170,16 @@ static int report(const struct verify *v, const struct sink_counts *xdp, unsigne
 	       (unsigned long long)v->seqs.duplicated, (unsigned long long)lost,
 	       (unsigned long long)v->foreign, (unsigned long long)v->seqs.extra,
 	       (unsigned long long)unread);
+	if (lost) {
+		uint64_t first, last = 0;
+		int runs = 0;
+
+		printf("lost sequence numbers:");
+		for (; runs < 5 && !seqs_next_gap(&v->seqs, runs ? last + 1 : 0, &first, &last); runs++)
+			printf(first == last ? " %llu" : " %llu-%llu", (unsigned long long)first,
+			       (unsigned long long)last);
+		printf(runs == 5 ? " ...\n" : "\n");
+	}
 	if (unread)
 		printf("%llu frames passed the XDP program but were not read; the socket "
 		       "dropped %u of them (slow the sender down)\n",
