@@ -2,8 +2,10 @@
 /*
  * CRC32C (Castagnoli), the checksum hdp-gen puts in every frame and
  * hdp-sink checks. Chosen over FNV-1a: it catches every burst error up to
- * 32 bits by construction, and x86's SSE4.2 computes it at about 8 bytes a
- * cycle, so a 9000-byte frame costs about a microsecond on either side.
+ * 32 bits by construction, and x86 has an instruction for it (SSE4.2),
+ * which three interleaved streams keep busy: a 9000-byte frame costs
+ * about 1.5 us here, against 3.4 us with one stream. Without SSE4.2, a
+ * table: correct, several times slower.
  */
 #ifndef HDP_GEN_CRC32C_H
 #define HDP_GEN_CRC32C_H
