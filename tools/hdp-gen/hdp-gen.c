@@ -1,34 +1,38 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * hdp-gen: send an exact number of Ethernet/IPv4/UDP frames out of one
- * interface (AF_PACKET, sendmmsg in batches), for tests and the demo.
- * Frames carry a sequence number; --size below 60 makes runts, and a
- * range MIN-MAX mixes lengths that grow and shrink from frame to frame.
- * --flows N gives frames N different address and port 4-tuples, so that
- * the kernel's flow hash (and a NIC's RSS) spreads them over queues.
+ * interface (AF_PACKET, sendmmsg in batches), for tests, the demo and
+ * benchmarks. Frames are laid out as frame.h says: a sequence number, a
+ * CRC32C over the payload, their own length, a payload that changes from
+ * frame to frame, so hdp-sink --verify can check every byte. Lengths run
+ * from 14 (runts below 60) to 9014 (a full frame at MTU 9000): one length,
+ * a range mixed frame by frame, or IMIX. --flows N gives frames N address
+ * and port 4-tuples, so that the kernel's flow hash (and a NIC's RSS)
+ * spreads them over queues. --corrupt and --truncate spoil every K-th frame
+ * on purpose, to prove that a verifier catches it.
  */
+#include "frame.h"
+#include "sizes.h"
+
 #include <hdp/fwd.h>
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <linux/if_packet.h>
-#include <net/ethernet.h>
 #include <net/if.h>
-#include <netinet/ip.h>
-#include <netinet/udp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #define BATCH 64
-#define FRAME_MAX 1514
 
 static volatile sig_atomic_t stop;
 
@@ -38,94 +42,76 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static uint16_t csum(const void *p, size_t n)
-{
-	const uint16_t *w = p;
-	uint32_t sum = 0;
-
-	for (; n > 1; n -= 2)
-		sum += *w++;
-	if (n)
-		sum += *(const uint8_t *)w;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/*
- * Ethernet + IPv4 + UDP (when it fits), then the sequence number. The
- * headers are built in aligned locals and copied: at offset 14 of a frame
- * an IPv4 header is not 4-byte aligned.
- */
-static void build(uint8_t *f, unsigned size, const uint8_t *dst, const uint8_t *src,
-		  uint32_t seq, uint32_t flow)
-{
-	struct ether_header eth = { .ether_type = htons(ETHERTYPE_IP) };
-	struct iphdr ip = { 0 };
-	struct udphdr udp = { 0 };
-	unsigned l3 = size > sizeof(eth) ? size - (unsigned)sizeof(eth) : 0;
-
-	memset(f, 0, size);
-	memcpy(eth.ether_dhost, dst, 6);
-	memcpy(eth.ether_shost, src, 6);
-	memcpy(f, &eth, sizeof(eth));
-	if (l3 >= sizeof(ip) + sizeof(udp) + 4) {
-		ip.version = 4;
-		ip.ihl = 5;
-		ip.ttl = 64;
-		ip.protocol = IPPROTO_UDP;
-		ip.tot_len = htons((uint16_t)l3);
-		/* 198.18.0.0/15, the benchmarking range: sources in .18, destinations in .19. */
-		ip.saddr = htonl(0xc6120001 + flow);
-		ip.daddr = htonl(0xc6130001 + flow);
-		ip.check = csum(&ip, sizeof(ip));
-		udp.source = htons((uint16_t)(flow ? 1024 + flow % 60000 : 9));
-		udp.dest = htons((uint16_t)(flow ? 1024 + (flow * 7919u) % 60000 : 9));
-		udp.len = htons((uint16_t)(l3 - sizeof(ip)));
-		memcpy(f + sizeof(eth), &ip, sizeof(ip));
-		memcpy(f + sizeof(eth) + sizeof(ip), &udp, sizeof(udp));
-		memcpy(f + sizeof(eth) + sizeof(ip) + sizeof(udp), &seq, 4);
-		/* A payload with no zero byte: left behind, it is never taken for a wipe. */
-		for (unsigned i = sizeof(eth) + sizeof(ip) + sizeof(udp) + 4; i < size; i++)
-			f[i] = (uint8_t)(0x80 | ((seq + i) & 0x7f));
-	}
-}
-
-/* "N" or "MIN-MAX", each 14..FRAME_MAX: 0 or -1. */
-static int parse_sizes(const char *s, unsigned *min, unsigned *max)
-{
-	char *end;
-
-	*min = (unsigned)strtoul(s, &end, 10);
-	*max = *min;
-	if (*end == '-' && end != s)
-		*max = (unsigned)strtoul(end + 1, &end, 10);
-	if (*end || *s == '-' || *min < 14 || *max > FRAME_MAX || *min > *max)
-		return -1;
-	return 0;
-}
-
-/* The length of frame @seq: a hash, so a rerun sends the same mix. */
-static unsigned size_of(uint32_t seq, unsigned min, unsigned max)
-{
-	uint32_t h = seq * 2654435761u;
-
-	h ^= h >> 15;
-	return min + h % (max - min + 1);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hdp-gen --iface IF [--count N] [--size BYTES|MIN-MAX] [--rate PPS]\n"
+		"usage: hdp-gen --iface IF [--count N] [--size BYTES|MIN-MAX|imix] [--rate PPS]\n"
 		"               [--flows N] [--dst-mac MAC] [--src-mac MAC]\n"
-		"  --count N     frames to send (default 1000; 0: until SIGINT)\n"
-		"  --size BYTES  frame length without FCS, 14..1514 (default 60;\n"
-		"                below 60 makes runts); MIN-MAX: every length in\n"
-		"                between, at random, so frames grow and shrink\n"
-		"  --rate PPS    pace to this rate (default: as fast as possible)\n"
-		"  --flows N     N flows (addresses and UDP ports), frame after frame in\n"
-		"                turn, 1..65535 (default 1), for queues to share them\n");
+		"               [--corrupt K] [--truncate K]\n"
+		"  --count N      frames to send (default 1000; 0: until SIGINT)\n"
+		"  --size BYTES   frame length without FCS, 14..9014 (default 60; below\n"
+		"                 60 makes runts; 9014 is a full frame at MTU 9000); the\n"
+		"                 interface's MTU must carry it (exit 2 if not)\n"
+		"         MIN-MAX every length in between, at random, so frames grow\n"
+		"                 and shrink\n"
+		"         imix    simple IMIX, 7:4:1 of 60, 590 and 1514 bytes (64, 594\n"
+		"                 and 1518 on the wire with FCS), interleaved\n"
+		"  --rate PPS     pace to this rate (default: as fast as possible)\n"
+		"  --flows N      N flows (addresses and UDP ports), frame after frame in\n"
+		"                 turn, 1..65535 (default 1), for queues to share them\n"
+		"  --corrupt K    flip a bit in the last byte of every K-th frame after its\n"
+		"                 checksum was computed (a test of the verifier)\n"
+		"  --truncate K   send every K-th frame a quarter short of the length its\n"
+		"                 headers state (a test of the verifier)\n"
+		"Every frame of 54 bytes or more carries a sequence number, its length and\n"
+		"a CRC32C of its payload, for hdp-sink --verify (layout: tools/hdp-gen/frame.h).\n");
+}
+
+/* 0 if frames of up to @max bytes fit @ifname's MTU; else says why, exit status 2. */
+static int check_mtu(int fd, const char *ifname, const struct hdp_gen_sizes *sizes)
+{
+	struct ifreq ifr = { 0 };
+	char name[40];
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFMTU, &ifr)) {
+		fprintf(stderr, "hdp-gen: MTU of %s: %s\n", ifname, strerror(errno));
+		return 1;
+	}
+	if (sizes->max <= (unsigned)ifr.ifr_mtu + HDP_GEN_ETH_HLEN)
+		return 0;
+	hdp_gen_sizes_name(sizes, name, sizeof(name));
+	fprintf(stderr,
+		"hdp-gen: --size %s does not fit %s: its MTU %d carries frames of at most %u bytes; "
+		"a %u-byte frame needs an MTU of %u\n",
+		name, ifname, ifr.ifr_mtu, ifr.ifr_mtu + HDP_GEN_ETH_HLEN, sizes->max,
+		sizes->max - HDP_GEN_ETH_HLEN);
+	return 2;
+}
+
+static int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return *end || errno || *v < min || *v > max ? -1 : 0;
+}
+
+/* Spoil what --corrupt and --truncate ask for; returns the length to send. */
+static unsigned spoil(uint8_t *f, unsigned len, uint64_t seq, unsigned long corrupt,
+		      unsigned long truncate)
+{
+	if (corrupt && (seq + 1) % corrupt == 0)
+		f[len - 1] ^= 0x01;
+	if (truncate && (seq + 1) % truncate == 0) {
+		unsigned cut = len / 4 ? len / 4 : 1;
+
+		len = len - cut < HDP_GEN_ETH_HLEN ? HDP_GEN_ETH_HLEN : len - cut;
+	}
+	return len;
 }
 
 int main(int argc, char **argv)
@@ -138,43 +124,43 @@ int main(int argc, char **argv)
 		{ "flows", required_argument, NULL, 'f' },
 		{ "dst-mac", required_argument, NULL, 'd' },
 		{ "src-mac", required_argument, NULL, 'S' },
+		{ "corrupt", required_argument, NULL, 'c' },
+		{ "truncate", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static uint8_t frames[BATCH][FRAME_MAX];
+	static uint8_t frames[BATCH][HDP_GEN_FRAME_MAX];
 	uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x02 }, src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	const char *ifname = NULL;
-	unsigned long count = 1000, rate = 0, sent = 0, flows = 1;
-	unsigned size_min = 60, size_max = 60;
+	unsigned long count = 1000, rate = 0, sent = 0, flows = 1, corrupt = 0, truncate = 0;
+	unsigned long long bytes = 0;
+	struct hdp_gen_sizes sizes = { .min = 60, .max = 60 };
 	bool src_given = false;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
 	struct timespec t0, t1;
+	char name[40];
 	double secs;
-	char *end;
-	int opt, fd;
+	int opt, idx = 0, fd, err;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "", opts, &idx)) != -1) {
 		switch (opt) {
 		case 'i': ifname = optarg; break;
 		case 'n':
-			count = strtoul(optarg, &end, 10);
-			if (*end || *optarg == '-')
+			if (parse_ulong(optarg, 0, ULONG_MAX, &count))
 				goto bad;
 			break;
 		case 's':
-			if (parse_sizes(optarg, &size_min, &size_max))
+			if (hdp_gen_sizes_parse(optarg, &sizes))
 				goto bad;
 			break;
 		case 'r':
-			rate = strtoul(optarg, &end, 10);
-			if (*end || *optarg == '-')
+			if (parse_ulong(optarg, 0, ULONG_MAX, &rate))
 				goto bad;
 			break;
 		case 'f':
-			flows = strtoul(optarg, &end, 10);
-			if (*end || *optarg == '-' || flows < 1 || flows > 65535)
+			if (parse_ulong(optarg, 1, HDP_GEN_FLOWS_MAX, &flows))
 				goto bad;
 			break;
 		case 'd':
@@ -185,6 +171,14 @@ int main(int argc, char **argv)
 			if (hdp_mac_parse(optarg, src))
 				goto bad;
 			src_given = true;
+			break;
+		case 'c':
+			if (parse_ulong(optarg, 1, ULONG_MAX, &corrupt))
+				goto bad;
+			break;
+		case 't':
+			if (parse_ulong(optarg, 1, ULONG_MAX, &truncate))
+				goto bad;
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -207,6 +201,13 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	/* Refused up front: otherwise sendmmsg fails frame by frame with EMSGSIZE. */
+	err = check_mtu(fd, ifname, &sizes);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	hdp_gen_frame_init();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -215,10 +216,13 @@ int main(int argc, char **argv)
 		int r;
 
 		for (unsigned i = 0; i < n; i++) {
-			unsigned size = size_of((uint32_t)(sent + i), size_min, size_max);
+			uint32_t seq = (uint32_t)(sent + i);
+			unsigned size = hdp_gen_size_of(&sizes, seq);
 
-			build(frames[i], size, dst, src, (uint32_t)(sent + i),
-			      (uint32_t)((sent + i) % flows));
+			hdp_gen_frame_build(frames[i], size, dst, src, seq,
+					    (uint32_t)((sent + i) % flows));
+			if (corrupt | truncate)
+				size = spoil(frames[i], size, sent + i, corrupt, truncate);
 			iov[i] = (struct iovec){ frames[i], size };
 			msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
 		}
@@ -229,6 +233,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "hdp-gen: send on %s: %s\n", ifname, strerror(errno));
 			break;
 		}
+		for (int i = 0; i < r; i++)
+			bytes += iov[i].iov_len;
 		sent += (unsigned)r;
 		if (rate) {
 			struct timespec now;
@@ -246,16 +252,15 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	if (size_min == size_max)
-		printf("sent %lu frames of %u bytes in %.2f s (%.0f pps)\n", sent, size_min, secs,
-		       secs > 0 ? (double)sent / secs : 0.0);
-	else
-		printf("sent %lu frames of %u-%u bytes in %.2f s (%.0f pps)\n", sent, size_min,
-		       size_max, secs, secs > 0 ? (double)sent / secs : 0.0);
+	hdp_gen_sizes_name(&sizes, name, sizeof(name));
+	/* One line; scripts read the count as its second word. */
+	printf("sent %lu frames of %s bytes in %.2f s (%.0f pps, %.3f Gbit/s); %llu bytes\n",
+	       sent, name, secs, secs > 0 ? (double)sent / secs : 0.0,
+	       secs > 0 ? (double)bytes * 8 / secs / 1e9 : 0.0, bytes);
 	close(fd);
 	return 0;
 bad:
-	fprintf(stderr, "hdp-gen: bad value '%s'\n", optarg);
+	fprintf(stderr, "hdp-gen: bad value '%s' for --%s\n", optarg, opts[idx].name);
 	usage(stderr);
 	return 2;
 }

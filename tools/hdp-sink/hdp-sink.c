@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * hdp-sink: the end of the line. Counts every frame arriving on an
- * interface with an XDP_DROP program (exact, per CPU, at the driver), or
- * captures the first frames with AF_PACKET so tests can look at them.
- *   hdp-sink --iface IF [--duration S] [--expect N] [--idle S] [--every S]
- *   hdp-sink --iface IF --capture N [--duration S]
+ * interface with an XDP_DROP program (exact, per CPU, at the driver, whole
+ * frames of any number of buffers), checks every frame hdp-gen sent byte
+ * for byte (--verify, verify.c), or captures the first frames with
+ * AF_PACKET so tests can look at them.
  */
+#include "sink.h"
+
 #include <hdp/xdp_prog.h>
 
 #include <arpa/inet.h>
@@ -17,8 +19,6 @@
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,15 +26,15 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t stop;
+volatile sig_atomic_t sink_stop;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop = 1;
+	sink_stop = 1;
 }
 
-static double now_s(void)
+double sink_now(void)
 {
 	struct timespec ts;
 
@@ -42,14 +42,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-struct counts {
-	uint64_t packets, bytes;
-};
-
-static int read_counts(int map, struct counts *total)
+int sink_read_counts(int map, struct sink_counts *total)
 {
 	int ncpus = libbpf_num_possible_cpus();
-	struct counts *per = calloc((size_t)ncpus, sizeof(*per));
+	struct sink_counts *per = calloc((size_t)ncpus, sizeof(*per));
 	uint32_t key = 0;
 
 	if (!per)
@@ -67,44 +63,45 @@ static int read_counts(int map, struct counts *total)
 	return 0;
 }
 
-static int count(const char *ifname, double duration, uint64_t expect, double idle,
-		 double every)
+static int count(const char *ifname, const struct sink_opts *o)
 {
 	struct hdp_xdp_prog *p = hdp_xdp_prog_load(hdp_bpf_sink_count,
 						   hdp_bpf_sink_count_len, "hdp_sink_count");
-	struct counts c = { 0 }, last = { 0 };
-	double start = now_s(), last_change = start, next_report = start + every;
+	struct sink_counts c = { 0 }, last = { 0 };
+	double start = sink_now(), last_change = start, next_report = start + o->every;
 	int map;
 
-	if (!p || hdp_xdp_prog_attach(p, ifname))
+	if (!p || hdp_xdp_prog_attach(p, ifname)) {
+		hdp_xdp_prog_close(p);
 		return 1;
+	}
 	map = hdp_xdp_prog_map_fd(p, "sink_counts");
 	printf("counting on %s\n", ifname);
 	fflush(stdout);
-	while (!stop) {
+	while (!sink_stop) {
 		struct timespec nap = { .tv_nsec = 20000000 };
 		double t;
 
 		nanosleep(&nap, NULL);
-		read_counts(map, &c);
-		t = now_s();
+		sink_read_counts(map, &c);
+		t = sink_now();
 		if (c.packets != last.packets)
 			last_change = t;
-		if (every > 0 && t >= next_report) {
+		if (o->every > 0 && t >= next_report) {
 			printf("at %.3f s: %llu frames\n", t - start,
 			       (unsigned long long)c.packets);
 			fflush(stdout);
-			next_report += every;
+			next_report += o->every;
 		}
 		last = c;
-		if (expect && c.packets >= expect)
+		if (o->expect && c.packets >= o->expect)
 			break;
-		if (duration > 0 && t - start >= duration)
+		if (o->duration > 0 && t - start >= o->duration)
 			break;
-		if (idle > 0 && c.packets && t - last_change >= idle)
+		if (o->idle > 0 && c.packets && t - last_change >= o->idle)
 			break;
 	}
-	read_counts(map, &c);
+	sink_read_counts(map, &c);
 	printf("received %llu frames, %llu bytes\n", (unsigned long long)c.packets,
 	       (unsigned long long)c.bytes);
 	hdp_xdp_prog_close(p);
@@ -114,8 +111,8 @@ static int count(const char *ifname, double duration, uint64_t expect, double id
 static int capture(const char *ifname, unsigned n, double duration)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
-	unsigned char frame[2048];
-	double start = now_s();
+	static unsigned char frame[16384];
+	double start = sink_now();
 	unsigned got = 0;
 	int fd;
 
@@ -127,13 +124,14 @@ static int capture(const char *ifname, unsigned n, double duration)
 	}
 	printf("capturing on %s\n", ifname);
 	fflush(stdout);
-	while (!stop && got < n && (duration <= 0 || now_s() - start < duration)) {
+	while (!sink_stop && got < n && (duration <= 0 || sink_now() - start < duration)) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		ssize_t len;
 
 		if (poll(&pfd, 1, 100) <= 0)
 			continue;
-		len = recv(fd, frame, sizeof(frame), 0);
+		/* MSG_TRUNC: the frame's own length, even past the buffer. */
+		len = recv(fd, frame, sizeof(frame), MSG_TRUNC);
 		if (len <= 0)
 			continue;
 		printf("frame %u len %zd:", got, len);
@@ -147,6 +145,28 @@ static int capture(const char *ifname, unsigned n, double duration)
 	return 0;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hdp-sink --iface IF [--verify] [--duration S] [--expect N] [--idle S]\n"
+		"                [--every S]\n"
+		"       hdp-sink --iface IF --capture N [--duration S]\n"
+		"  (default)     count every frame and its bytes with an XDP program, and\n"
+		"                drop it: full rate, frames of any size (marked for\n"
+		"                fragments, so it attaches at MTU 9000 too)\n"
+		"  --verify      also check every frame hdp-gen sent, byte for byte: its\n"
+		"                CRC32C, its length, its payload, its sequence number;\n"
+		"                counts corrupted, truncated, reordered, duplicated, lost\n"
+		"                and foreign frames; exit 1 if any (tens of thousands of\n"
+		"                frames a second, not full rate)\n"
+		"  --capture N   print the first N frames (first 64 bytes of each)\n"
+		"  --duration S  stop after S seconds\n"
+		"  --expect N    stop after N frames; with --verify, N is the run hdp-gen\n"
+		"                sent, and every sequence number below N must arrive\n"
+		"  --idle S      stop S seconds after the last frame (once one came)\n"
+		"  --every S     print the count every S seconds\n");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -156,38 +176,48 @@ int main(int argc, char **argv)
 		{ "idle", required_argument, NULL, 'I' },
 		{ "capture", required_argument, NULL, 'c' },
 		{ "every", required_argument, NULL, 'E' },
+		{ "verify", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *ifname = NULL;
-	double duration = 0, idle = 0, every = 0;
-	unsigned long expect = 0, cap = 0;
+	struct sink_opts o = { 0 };
+	unsigned long cap = 0;
+	int opt, idx = 0, verify = 0;
 	char *end;
-	int opt;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "", opts, &idx)) != -1) {
 		switch (opt) {
 		case 'i': ifname = optarg; break;
-		case 'd': duration = strtod(optarg, &end); if (*end || duration < 0) goto bad; break;
-		case 'I': idle = strtod(optarg, &end); if (*end || idle < 0) goto bad; break;
-		case 'e': expect = strtoul(optarg, &end, 10); if (*end) goto bad; break;
-		case 'c': cap = strtoul(optarg, &end, 10); if (*end || !cap) goto bad; break;
-		case 'E': every = strtod(optarg, &end); if (*end || every < 0) goto bad; break;
-		case 'h':
-			printf("usage: hdp-sink --iface IF [--duration S] [--expect N] [--idle S] [--capture N]\n");
-			return 0;
-		default:
-			return 2;
+		case 'd': o.duration = strtod(optarg, &end); if (*end || !(o.duration >= 0)) goto bad; break;
+		case 'I': o.idle = strtod(optarg, &end); if (*end || !(o.idle >= 0)) goto bad; break;
+		case 'e':
+			if (*optarg < '0' || *optarg > '9')
+				goto bad;
+			o.expect = strtoull(optarg, &end, 10);
+			if (*end)
+				goto bad;
+			break;
+		case 'c': cap = strtoul(optarg, &end, 10); if (*end || !cap || *optarg == '-') goto bad; break;
+		case 'E': o.every = strtod(optarg, &end); if (*end || !(o.every >= 0)) goto bad; break;
+		case 'v': verify = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
 		}
 	}
-	if (!ifname || optind != argc) {
-		fprintf(stderr, "usage: hdp-sink --iface IF [--duration S] [--expect N] [--idle S] [--capture N]\n");
+	if (!ifname || optind != argc || (cap && verify)) {
+		if (cap && verify)
+			fprintf(stderr, "hdp-sink: --capture and --verify exclude each other\n");
+		usage(stderr);
 		return 2;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	return cap ? capture(ifname, (unsigned)cap, duration) : count(ifname, duration, expect, idle, every);
+	if (cap)
+		return capture(ifname, (unsigned)cap, o.duration);
+	return verify ? sink_verify(ifname, &o) : count(ifname, &o);
 bad:
-	fprintf(stderr, "hdp-sink: bad value '%s'\n", optarg);
+	fprintf(stderr, "hdp-sink: bad value '%s' for --%s\n", optarg, opts[idx].name);
+	usage(stderr);
 	return 2;
 }

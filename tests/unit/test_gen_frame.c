@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * hdp-gen's frames against hdp-sink's check: every length builds a frame
+ * that checks intact, and every bit flipped, every cut and every byte too
+ * many is caught, at the lengths that matter (runt edge, one buffer, jumbo).
+ */
+#include <criterion/criterion.h>
+
+#include "crc32c.h"
+#include "frame.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static const uint8_t dst[6] = { 2, 0, 0, 0, 0, 2 }, src[6] = { 2, 0, 0, 0, 0, 1 };
+static uint8_t f[HDP_GEN_FRAME_MAX + 64];
+
+/* The lengths where layouts change: the tag's edge, runts, one buffer, jumbo. */
+static const unsigned lengths[] = { 54, 55, 60, 61, 590, 1514, 3500, 4097, 9000, 9014 };
+
+TestSuite(gen_frame, .init = hdp_gen_frame_init);
+
+Test(gen_frame, every_length_checks_intact)
+{
+	struct hdp_gen_check c;
+
+	for (unsigned len = HDP_GEN_TAGGED_MIN; len <= HDP_GEN_FRAME_MAX; len++) {
+		hdp_gen_frame_build(f, len, dst, src, len * 7919u, len % 5);
+		cr_assert_eq(hdp_gen_frame_check(f, len, &c), HDP_GEN_INTACT,
+			     "%u bytes: %s", len, c.why);
+		cr_assert_eq(c.seq, len * 7919u);
+		cr_assert_eq(c.stated, len);
+	}
+}
+
+Test(gen_frame, every_flipped_bit_after_the_macs_is_caught)
+{
+	struct hdp_gen_check c;
+
+	for (size_t k = 0; k < sizeof(lengths) / sizeof(lengths[0]); k++) {
+		unsigned len = lengths[k];
+
+		hdp_gen_frame_build(f, len, dst, src, 1000 + len, 3);
+		for (unsigned i = 12; i < len; i++) {
+			for (unsigned bit = 0; bit < 8; bit++) {
+				f[i] ^= (uint8_t)(1u << bit);
+				cr_assert_neq(hdp_gen_frame_check(f, len, &c), HDP_GEN_INTACT,
+					      "%u bytes, byte %u bit %u flipped", len, i, bit);
+				f[i] ^= (uint8_t)(1u << bit);
+			}
+		}
+	}
+}
+
+Test(gen_frame, crc32c_is_castagnoli)
+{
+	static const char check[] = "123456789";
+	uint32_t crc = HDP_CRC32C_SEED;
+
+	cr_assert_eq(~hdp_crc32c_update(HDP_CRC32C_SEED, check, 9), 0xe3069283u);
+	/* In pieces (the 8-byte steps and the byte tail), the same. */
+	crc = hdp_crc32c_update(crc, check, 3);
+	crc = hdp_crc32c_update(crc, check + 3, 6);
+	cr_assert_eq(~crc, 0xe3069283u);
+}
+
+/* Bit by bit, as the polynomial says: nothing shared with crc32c.c. */
+static uint32_t crc32c_bitwise(const uint8_t *p, size_t n)
+{
+	uint32_t crc = 0xffffffffu;
+
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
+	}
+	return ~crc;
+}
+
+/* Every length up to past the three-stream blocks, at odd addresses too. */
+Test(gen_frame, crc32c_matches_a_bitwise_reference_at_every_length)
+{
+	static uint8_t buf[2 * 768 + 64 + 8];
+	uint32_t x = 1;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	for (size_t off = 0; off < 8; off += 3)
+		for (size_t n = 0; n + off <= sizeof(buf); n++)
+			cr_assert_eq(~hdp_crc32c_update(HDP_CRC32C_SEED, buf + off, n),
+				     crc32c_bitwise(buf + off, n), "%zu bytes at +%zu", n, off);
+}
+
+/* The wire format, pinned: check = CRC32C over seq and bytes 50..len-1. */
+Test(gen_frame, check_field_covers_seq_and_everything_after_it)
+{
+	for (size_t k = 0; k < sizeof(lengths) / sizeof(lengths[0]); k++) {
+		unsigned len = lengths[k];
+		uint32_t crc;
+
+		hdp_gen_frame_build(f, len, dst, src, 77, 0);
+		crc = hdp_crc32c_update(HDP_CRC32C_SEED, f + HDP_GEN_SEQ_OFF, 4);
+		crc = ~hdp_crc32c_update(crc, f + HDP_GEN_LEN_OFF, len - HDP_GEN_LEN_OFF);
+		cr_assert_eq((uint32_t)f[46] << 24 | (uint32_t)f[47] << 16 |
+			     (uint32_t)f[48] << 8 | f[49], crc, "%u bytes", len);
+		cr_assert_eq(f[50] << 8 | f[51], len);
+		cr_assert_eq(f[42] << 24 | f[43] << 16 | f[44] << 8 | f[45], 77);
+	}
+}
+
+Test(gen_frame, rewritten_macs_are_fine)
+{
+	struct hdp_gen_check c;
+
+	hdp_gen_frame_build(f, 1514, dst, src, 5, 0);
+	memset(f, 0xaa, 12);
+	cr_assert_eq(hdp_gen_frame_check(f, 1514, &c), HDP_GEN_INTACT, "%s", c.why);
+}
+
+Test(gen_frame, every_cut_is_caught)
+{
+	static uint8_t g[HDP_GEN_FRAME_MAX];
+	struct hdp_gen_check c;
+
+	for (size_t k = 0; k < sizeof(lengths) / sizeof(lengths[0]); k++) {
+		unsigned len = lengths[k];
+
+		hdp_gen_frame_build(f, len, dst, src, 42, 0);
+		for (unsigned cut = 1; cut < len; cut++) {
+			enum hdp_gen_verdict v;
+
+			/* Past the cut: zeros, not the rest of the frame to peek at. */
+			memset(g, 0, len);
+			memcpy(g, f, cut);
+			v = hdp_gen_frame_check(g, cut, &c);
+
+			/* Below Ethernet + IPv4 nothing says what the frame was. */
+			cr_assert_eq(v, cut < 34 ? HDP_GEN_FOREIGN : HDP_GEN_TRUNCATED,
+				     "%u bytes cut to %u: %s", len, cut, c.why);
+			if (cut >= 34)
+				cr_assert_eq(c.stated, len);
+		}
+	}
+}
+
+Test(gen_frame, bytes_past_the_stated_length_are_caught_but_padding_is_not)
+{
+	struct hdp_gen_check c;
+
+	hdp_gen_frame_build(f, 1514, dst, src, 1, 0);
+	cr_assert_eq(hdp_gen_frame_check(f, 1515, &c), HDP_GEN_CORRUPTED);
+	hdp_gen_frame_build(f, 54, dst, src, 1, 0);
+	memset(f + 54, 0, 6);
+	cr_assert_eq(hdp_gen_frame_check(f, 60, &c), HDP_GEN_INTACT, "%s", c.why);
+}
+
+Test(gen_frame, neighbours_differ_and_cannot_stand_in_for_each_other)
+{
+	static uint8_t g[HDP_GEN_FRAME_MAX];
+	struct hdp_gen_check c;
+
+	hdp_gen_frame_build(f, 1514, dst, src, 7, 0);
+	hdp_gen_frame_build(g, 1514, dst, src, 8, 0);
+	cr_assert_neq(memcmp(f + HDP_GEN_PAYLOAD_OFF, g + HDP_GEN_PAYLOAD_OFF,
+			     1514 - HDP_GEN_PAYLOAD_OFF), 0);
+	/* Frame 7's payload under frame 8's tag: a mix-up the check must see. */
+	memcpy(g + HDP_GEN_PAYLOAD_OFF, f + HDP_GEN_PAYLOAD_OFF, 1514 - HDP_GEN_PAYLOAD_OFF);
+	cr_assert_eq(hdp_gen_frame_check(g, 1514, &c), HDP_GEN_CORRUPTED);
+}
+
+Test(gen_frame, short_and_foreign_frames_are_never_intact)
+{
+	struct hdp_gen_check c;
+
+	for (unsigned len = HDP_GEN_FRAME_MIN; len < HDP_GEN_TAGGED_MIN; len++) {
+		hdp_gen_frame_build(f, len, dst, src, 3, 0);
+		cr_assert_eq(hdp_gen_frame_check(f, len, &c), HDP_GEN_FOREIGN, "%u bytes", len);
+	}
+	hdp_gen_frame_build(f, 60, dst, src, 3, 0);
+	f[13] = 0xdd;	/* IPv6 */
+	cr_assert_eq(hdp_gen_frame_check(f, 60, &c), HDP_GEN_FOREIGN);
+}
+
+Test(gen_frame, payload_has_no_zero_byte)
+{
+	hdp_gen_frame_build(f, HDP_GEN_FRAME_MAX, dst, src, 99, 0);
+	cr_assert_null(memchr(f + HDP_GEN_PAYLOAD_OFF, 0,
+			      HDP_GEN_FRAME_MAX - HDP_GEN_PAYLOAD_OFF));
+}

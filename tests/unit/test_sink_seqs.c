@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* hdp-sink --verify's sequence accounting: lost, duplicated, reordered, extra. */
+#include <criterion/criterion.h>
+
+#include "seqs.h"
+
+Test(sink_seqs, an_exact_run_is_clean)
+{
+	struct seqs s;
+
+	cr_assert_eq(seqs_init(&s, 1000), 0);
+	for (uint32_t i = 0; i < 1000; i++)
+		cr_assert_eq(seqs_add(&s, i), 0);
+	cr_assert(s.unique == 1000 && !s.reordered && !s.duplicated && !s.extra);
+	cr_assert_eq(seqs_lost(&s), 0);
+	seqs_fini(&s);
+}
+
+Test(sink_seqs, gaps_at_the_end_and_in_the_middle_are_lost)
+{
+	struct seqs s;
+	uint64_t first, last;
+
+	cr_assert_eq(seqs_init(&s, 100), 0);
+	for (uint32_t i = 0; i < 90; i++)
+		if (i != 40)
+			seqs_add(&s, i);
+	cr_assert_eq(seqs_lost(&s), 11);
+	cr_assert_eq(s.reordered, 0);
+	cr_assert_eq(seqs_next_gap(&s, 0, &first, &last), 0);
+	cr_assert(first == 40 && last == 40);
+	cr_assert_eq(seqs_next_gap(&s, last + 1, &first, &last), 0);
+	cr_assert(first == 90 && last == 99);
+	cr_assert_eq(seqs_next_gap(&s, last + 1, &first, &last), -1);
+	seqs_fini(&s);
+}
+
+Test(sink_seqs, late_and_repeated_frames_are_told_apart)
+{
+	struct seqs s;
+
+	cr_assert_eq(seqs_init(&s, 10), 0);
+	seqs_add(&s, 0);
+	seqs_add(&s, 2);
+	seqs_add(&s, 1);	/* late */
+	seqs_add(&s, 2);	/* again */
+	seqs_add(&s, 0);	/* again, and long after */
+	seqs_add(&s, 10);	/* past the run */
+	cr_assert_eq(s.reordered, 1);
+	cr_assert_eq(s.duplicated, 2);
+	cr_assert_eq(s.extra, 1);
+	cr_assert_eq(seqs_lost(&s), 7);
+	seqs_fini(&s);
+}
+
+Test(sink_seqs, without_expect_it_grows_and_counts_gaps)
+{
+	struct seqs s;
+
+	cr_assert_eq(seqs_init(&s, 0), 0);
+	seqs_add(&s, 5);
+	seqs_add(&s, 3000000);
+	seqs_add(&s, 3000000);
+	cr_assert_eq(s.duplicated, 1);
+	cr_assert_eq(seqs_lost(&s), 3000001 - 2);
+	seqs_fini(&s);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The frames hdp-gen sends and hdp-sink --verify checks: the one
+ * description of their layout, shared by both, so the two cannot drift.
+ *
+ *   0  Ethernet (14)   14  IPv4 (20, no options)   34  UDP (8, checksum 0)
+ *  42  seq    (4, big-endian): 0, 1, 2, ... per run of hdp-gen
+ *  46  check  (4, big-endian): CRC32C over seq and bytes 50..len-1
+ *  50  len    (2, big-endian): the frame's length without FCS
+ *  52  magic  (2): "hg"
+ *  54  payload: bytes of a fixed pseudo-random pattern (never zero), from
+ *      an offset that depends on seq, so neighbouring frames differ
+ *
+ * IPv4 total length and UDP length always match the frame's length.
+ * Frames of 46 to 53 bytes carry seq and pattern but no check; shorter
+ * frames are a bare Ethernet header and zeros. The checksum covers
+ * everything after UDP but itself, and the MACs are left out on purpose:
+ * a forwarder may rewrite them.
+ */
+#ifndef HDP_GEN_FRAME_H
+#define HDP_GEN_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HDP_GEN_FRAME_MIN 14u
+/* A full frame at MTU 9000: 9000 bytes of IPv4 plus the Ethernet header. */
+#define HDP_GEN_FRAME_MAX 9014u
+#define HDP_GEN_ETH_HLEN 14u
+#define HDP_GEN_SEQ_OFF 42u
+#define HDP_GEN_CHECK_OFF 46u
+#define HDP_GEN_LEN_OFF 50u
+#define HDP_GEN_MAGIC_OFF 52u
+#define HDP_GEN_PAYLOAD_OFF 54u
+/* The shortest frame that carries all of the above and can be verified. */
+#define HDP_GEN_TAGGED_MIN HDP_GEN_PAYLOAD_OFF
+#define HDP_GEN_MAGIC 0x6867u
+/* Flows 0..HDP_GEN_FLOWS_MAX - 1 (hdp-gen --flows). */
+#define HDP_GEN_FLOWS_MAX 65535u
+
+/* Build the pattern and pick the checksum's implementation. Once. */
+void hdp_gen_frame_init(void);
+
+/*
+ * Write frame @seq of @len bytes (HDP_GEN_FRAME_MIN..HDP_GEN_FRAME_MAX)
+ * for flow @flow into @f: every byte of the @len, nothing after. Flow 0 is
+ * 198.18.0.1:9 -> 198.19.0.1:9; flow N moves addresses and ports.
+ */
+void hdp_gen_frame_build(uint8_t *f, unsigned len, const uint8_t dst[6],
+			 const uint8_t src[6], uint32_t seq, uint32_t flow);
+
+/* What a received frame turned out to be. */
+enum hdp_gen_verdict {
+	HDP_GEN_INTACT,		/* every byte as built */
+	HDP_GEN_CORRUPTED,	/* a checksum, a length field or a payload byte wrong */
+	HDP_GEN_TRUNCATED,	/* shorter than its IPv4 header or its len field say */
+	HDP_GEN_FOREIGN,	/* not IPv4/UDP, or too short to carry check and len */
+};
+
+struct hdp_gen_check {
+	enum hdp_gen_verdict verdict;
+	uint32_t seq;		/* valid when INTACT; a hint otherwise */
+	unsigned stated;	/* the length the frame claims, 0 if none */
+	const char *why;	/* what was wrong, for a message; "" when INTACT */
+};
+
+/*
+ * Check a received frame of @len bytes at @f, byte for byte: every header
+ * byte but the MACs as hdp-gen writes it for the frame's flow and length,
+ * the tag, the checksum, and the payload against the pattern its seq calls
+ * for. A forwarder may rewrite the MACs; it may change nothing else. Costs a CRC and a
+ * memcmp over the frame. Returns c->verdict.
+ */
+enum hdp_gen_verdict hdp_gen_frame_check(const uint8_t *f, size_t len,
+					 struct hdp_gen_check *c);
+
+#endif /* HDP_GEN_FRAME_H */

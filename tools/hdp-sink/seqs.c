@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "seqs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int seqs_init(struct seqs *s, uint64_t expect)
+{
+	*s = (struct seqs){ .expect = expect };
+	if (!expect)
+		return 0;
+	s->nbits = (expect + 63) & ~(uint64_t)63;
+	s->bits = calloc(s->nbits / 64, sizeof(*s->bits));
+	return s->bits ? 0 : -ENOMEM;
+}
+
+void seqs_fini(struct seqs *s)
+{
+	free(s->bits);
+	s->bits = NULL;
+}
+
+/* Cover @seq, doubling: sequence numbers are 32 bits, so at most 512 MiB. */
+static int grow(struct seqs *s, uint32_t seq)
+{
+	uint64_t n = s->nbits ? s->nbits : 1u << 16;
+	uint64_t *bits;
+
+	while (n <= seq)
+		n *= 2;
+	bits = realloc(s->bits, n / 8);
+	if (!bits)
+		return -ENOMEM;
+	memset(bits + s->nbits / 64, 0, (n - s->nbits) / 8);
+	s->bits = bits;
+	s->nbits = n;
+	return 0;
+}
+
+int seqs_add(struct seqs *s, uint32_t seq)
+{
+	uint64_t bit;
+
+	if (s->expect && seq >= s->expect) {
+		s->extra++;
+		return 0;
+	}
+	if (seq >= s->nbits && grow(s, seq))
+		return -ENOMEM;
+	bit = (uint64_t)1 << (seq % 64);
+	if (s->bits[seq / 64] & bit) {
+		s->duplicated++;
+		return 0;
+	}
+	s->bits[seq / 64] |= bit;
+	s->unique++;
+	if (s->any && seq < s->highest)
+		s->reordered++;
+	if (!s->any || seq > s->highest)
+		s->highest = seq;
+	s->any = true;
+	return 0;
+}
+
+uint64_t seqs_lost(const struct seqs *s)
+{
+	if (s->expect)
+		return s->expect - s->unique;
+	return s->any ? (uint64_t)s->highest + 1 - s->unique : 0;
+}
+
+static bool seen(const struct seqs *s, uint64_t seq)
+{
+	return seq < s->nbits && (s->bits[seq / 64] >> (seq % 64) & 1);
+}
+
+int seqs_next_gap(const struct seqs *s, uint64_t from, uint64_t *first, uint64_t *last)
+{
+	uint64_t end = s->expect ? s->expect : s->any ? (uint64_t)s->highest + 1 : 0;
+
+	while (from < end && seen(s, from))
+		from++;
+	if (from >= end)
+		return -1;
+	*first = from;
+	while (from + 1 < end && !seen(s, from + 1))
+		from++;
+	*last = from;
+	return 0;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sequence numbers seen by hdp-sink --verify: one bit each, so duplicates
+ * are exact however late they come, and what never came is counted.
+ */
+#ifndef HDP_SINK_SEQS_H
+#define HDP_SINK_SEQS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct seqs {
+	uint64_t *bits;
+	uint64_t nbits;		/* sequence numbers the bitmap covers */
+	uint64_t expect;	/* 0: grow as numbers come */
+	uint64_t unique;	/* distinct numbers below expect (or any) */
+	uint64_t reordered;	/* below the highest seen, first time */
+	uint64_t duplicated;	/* seen before */
+	uint64_t extra;		/* at or past expect */
+	uint32_t highest;
+	bool any;
+};
+
+/* Track a run of @expect frames (0: as many as come). 0 or -ENOMEM. */
+int seqs_init(struct seqs *s, uint64_t expect);
+void seqs_fini(struct seqs *s);
+
+/* Account for an intact frame numbered @seq. 0, or -ENOMEM (not counted). */
+int seqs_add(struct seqs *s, uint32_t seq);
+
+/*
+ * Sequence numbers that never arrived: below expect, or (without it)
+ * below the highest seen.
+ */
+uint64_t seqs_lost(const struct seqs *s);
+
+/*
+ * The first run of lost numbers at or after @from: 0 and [*first, *last],
+ * or -1 when there is none. For messages, not the fast path.
+ */
+int seqs_next_gap(const struct seqs *s, uint64_t from, uint64_t *first, uint64_t *last);
+
+#endif /* HDP_SINK_SEQS_H */
