@@ -120,6 +120,7 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 	struct fwd_port *in = d->in, *out = d->out;
 	struct fwd_burst b;
 	uint32_t rx_idx, stride = (uint32_t)f->lay.stride;
+	bool rewrite, chained;
 	unsigned n;
 
 	fwd_complete(f, out);
@@ -131,13 +132,16 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 	b.ngood = b.ndrops = b.good_contd = b.rx_contd = 0;
 	b.bytes = 0;
 	memset(b.dropped, 0, sizeof(b.dropped));
+	/* io mode touches no byte: no call per packet to find that out. */
+	rewrite = f->cfg->mode != HDP_FWD_IO;
+	chained = in->chain.n || in->chain.discard;
 	for (unsigned i = 0; i < n; i++) {
 		struct xdp_desc desc = *xsk_ring_cons__rx_desc(&in->rx, rx_idx + i);
-		uint8_t *data;
 
 		/* A packet of more than one frame, or the rest of one. */
-		if (hdp_unlikely(desc.options | in->chain.n | in->chain.discard)) {
+		if (hdp_unlikely(desc.options | chained)) {
 			fwd_rx_chained(f, in, out, desc, &b);
+			chained = in->chain.n || in->chain.discard;
 			continue;
 		}
 		/*
@@ -148,9 +152,9 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 			refuse_desc(f, desc, &b);
 			continue;
 		}
-		data = fwd_frame_data(f, desc.addr);
 		f->ext[fwd_frame_of(f, desc.addr)] = fwd_rx_extent(in, desc, stride);
-		if (hdp_unlikely(hdp_fwd_rewrite(f->cfg->mode, data, desc.len, &out->cfg))) {
+		if (rewrite && hdp_unlikely(hdp_fwd_rewrite(f->cfg->mode, fwd_frame_data(f, desc.addr),
+							     desc.len, &out->cfg))) {
 			b.drops[b.ndrops++] = desc.addr;
 			b.dropped[HDP_FWD_DROP_RUNT]++;
 			continue;

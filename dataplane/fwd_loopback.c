@@ -113,28 +113,35 @@ static unsigned kernel_rx(struct hdp_fwd *f, unsigned port, const uint8_t *pkt,
 			  uint32_t len, unsigned n)
 {
 	struct loop_port *lp = &((struct loop_port *)f->loop_mem)[port];
-	uint32_t fs = f->cfg->fill_size, rs = f->cfg->ring_size, k, used = 0;
-	uint32_t avail = lp->fill.producer - lp->fill.consumer;
-	uint32_t room = rs - (lp->rx.producer - lp->rx.consumer);
+	uint32_t fmask = f->cfg->fill_size - 1, rmask = f->cfg->ring_size - 1, used;
+	uint32_t fc = lp->fill.consumer, rp = lp->rx.producer;
+	uint32_t avail = lp->fill.producer - fc, room = rmask + 1 - (rp - lp->rx.consumer);
 	uint32_t per = hdp_fwd_frame_room(f->cfg->frame_size);
 	uint32_t frags = hdp_fwd_frames_for(len, f->cfg->frame_size);
+	char *base = (char *)f->lay.base;
 
 	n = n < avail / frags ? n : avail / frags;
 	n = n < room / frags ? n : room / frags;
-	for (k = 0; k < n; k++) {
-		for (uint32_t j = 0; j < frags; j++, used++) {
-			uint64_t addr = lp->fill_ring[(lp->fill.consumer + used) & (fs - 1)] +
-					HEADROOM;
-			uint32_t part = j + 1 < frags ? per : len - j * per;
+	for (used = 0; frags == 1 && used < n; used++) {
+		uint64_t addr = lp->fill_ring[(fc + used) & fmask] + HEADROOM;
 
-			memcpy((char *)f->lay.base + addr, pkt + j * per, part);
-			lp->rx_ring[(lp->rx.producer + used) & (rs - 1)] = (struct xdp_desc){
-				.addr = addr, .len = part,
-				.options = j + 1 < frags ? XDP_PKT_CONTD : 0 };
+		memcpy(base + addr, pkt, len);
+		lp->rx_ring[(rp + used) & rmask] = (struct xdp_desc){ .addr = addr, .len = len };
+	}
+	for (uint32_t k = 0; frags > 1 && k < n; k++) {
+		/* The last (or only) frame holds what is left of the packet. */
+		for (uint32_t j = 0; j < frags; j++, used++) {
+			uint64_t addr = lp->fill_ring[(fc + used) & fmask] + HEADROOM;
+			bool last = j + 1 == frags;
+			uint32_t part = last ? len - j * per : per;
+
+			memcpy(base + addr, pkt + j * per, part);
+			lp->rx_ring[(rp + used) & rmask] = (struct xdp_desc){
+				.addr = addr, .len = part, .options = last ? 0 : XDP_PKT_CONTD };
 		}
 	}
-	__atomic_store_n(&lp->fill.consumer, lp->fill.consumer + used, __ATOMIC_RELEASE);
-	__atomic_store_n(&lp->rx.producer, lp->rx.producer + used, __ATOMIC_RELEASE);
+	__atomic_store_n(&lp->fill.consumer, fc + used, __ATOMIC_RELEASE);
+	__atomic_store_n(&lp->rx.producer, rp + used, __ATOMIC_RELEASE);
 	return n;
 }
 
