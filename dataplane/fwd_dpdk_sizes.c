@@ -16,7 +16,6 @@
  */
 #include "fwd_dpdk_internal.h"
 
-#include <hdp/log.h>
 
 #include <net/if.h>
 #include <stdio.h>
