@@ -9,7 +9,9 @@
  * data went (init_on_free=used) and be checked on its own: a write past
  * one segment's data (redzone), a write into the middle segment of a
  * freed chain (init_check) and a second free of one segment are each
- * found once. Needs root and hugepages (EAL); says why it skips otherwise.
+ * found once. With --quarantine N, the same through the driver's reuse
+ * queues N deep. Needs root and hugepages (EAL); says why it skips
+ * otherwise.
  */
 #include <hdp/dpdk.h>
 
@@ -267,14 +269,16 @@ int main(int argc, char **argv)
 	char *eal[] = { "test_dpdk_chain", "-l", "0", "--no-pci", "--no-telemetry",
 			"--log-level=lib.eal:error", "--in-memory" };
 	struct rte_mempool *mp, *cached;
+	char harden[256];
 
-	(void)argc;
-	(void)argv;
 	if (getuid() != 0) {
 		printf("1..0 # SKIP needs root (EAL and hugepages)\n");
 		return 0;
 	}
-	setenv("HDP_HARDEN", "init_on_free=used,init_check=on,redzone=on,on_violation=report", 1);
+	snprintf(harden, sizeof(harden), "init_on_free=used,init_check=on,redzone=on,"
+		 "on_violation=report%s%s", argc == 3 && strcmp(argv[1], "--quarantine") == 0 ?
+		 ",quarantine=on,quarantine_depth=" : "", argc == 3 ? argv[2] : "");
+	setenv("HDP_HARDEN", harden, 1);
 	if (rte_eal_init((int)RTE_DIM(eal), eal) < 0) {
 		printf("1..0 # SKIP EAL cannot start here: %s\n", rte_strerror(rte_errno));
 		return 0;
