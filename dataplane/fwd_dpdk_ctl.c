@@ -14,11 +14,16 @@
 #include <hdp/strbuf.h>
 
 #include <errno.h>
-#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
 #define U(x) ((unsigned long long)(x))
+
+/* The drop causes DPDK ports have (of HDP_FWD_DROPS), in the order stats show them. */
+static const enum hdp_fwd_drop dpdk_drops[] = {
+	HDP_FWD_DROP_RUNT, HDP_FWD_DROP_TX_FULL, HDP_FWD_DROP_TOO_BIG,
+};
+#define NDROPS (sizeof(dpdk_drops) / sizeof(dpdk_drops[0]))
 
 static double uptime(const struct dpdk_fwd *d)
 {
@@ -34,17 +39,15 @@ void hdp_fwd_dpdk_port_table(struct dpdk_fwd *d, struct hdp_strbuf *o)
 
 	hdp_strbuf_printf(o, "%-16s %14s %14s %14s %14s", "port", "rx", "tx", "rx_frags",
 			  "tx_frags");
-#define DROP_HEADING(kind) hdp_strbuf_printf(o, " %10s", hdp_fwd_drop_name(HDP_FWD_DROP_##kind));
-	DPDK_DROPS(DROP_HEADING)
-#undef DROP_HEADING
+	for (unsigned c = 0; c < NDROPS; c++)
+		hdp_strbuf_printf(o, " %10s", hdp_fwd_drop_name(dpdk_drops[c]));
 	hdp_strbuf_printf(o, "\n");
 	for (unsigned i = 0; i < d->cfg->nports; i++) {
 		hdp_fwd_dpdk_port_sum(d, i, &s);
 		hdp_strbuf_printf(o, "%-16s %14llu %14llu %14llu %14llu", d->cfg->ports[i].ifname,
 				  U(s.rx_packets), U(s.tx_packets), U(s.rx_frags), U(s.tx_frags));
-#define DROP_CELL(kind) hdp_strbuf_printf(o, " %10llu", U(s.drops[HDP_FWD_DROP_##kind]));
-		DPDK_DROPS(DROP_CELL)
-#undef DROP_CELL
+		for (unsigned c = 0; c < NDROPS; c++)
+			hdp_strbuf_printf(o, " %10llu", U(s.drops[dpdk_drops[c]]));
 		hdp_strbuf_printf(o, "\n");
 	}
 }
@@ -74,7 +77,6 @@ static void stats_json(struct dpdk_fwd *d, struct hdp_strbuf *o)
 			  d->data_room - RTE_PKTMBUF_HEADROOM);
 	for (unsigned i = 0; i < d->cfg->nports; i++) {
 		const struct dpdk_port_size *z = &d->size[i];
-		const char *sep = "";
 
 		hdp_fwd_dpdk_port_sum(d, i, &s);
 		hdp_strbuf_printf(o, "%s{\"name\":", i ? "," : "");
@@ -85,12 +87,9 @@ static void stats_json(struct dpdk_fwd *d, struct hdp_strbuf *o)
 				  "\"drops\":{", z->frame, z->mtu, z->chains ? "true" : "false",
 				  U(s.rx_packets), U(s.rx_frags), U(s.rx_bytes), U(s.tx_packets),
 				  U(s.tx_frags), U(s.tx_bytes));
-#define DROP_MEMBER(kind)                                                                \
-		hdp_strbuf_printf(o, "%s\"%s\":%llu", sep, hdp_fwd_drop_name(HDP_FWD_DROP_##kind), \
-				  U(s.drops[HDP_FWD_DROP_##kind]));                       \
-		sep = ",";
-		DPDK_DROPS(DROP_MEMBER)
-#undef DROP_MEMBER
+		for (unsigned c = 0; c < NDROPS; c++)
+			hdp_strbuf_printf(o, "%s\"%s\":%llu", c ? "," : "",
+					  hdp_fwd_drop_name(dpdk_drops[c]), U(s.drops[dpdk_drops[c]]));
 		hdp_strbuf_printf(o, "}}");
 	}
 	hdp_strbuf_printf(o, "],\"workers\":[");
@@ -103,9 +102,16 @@ static void stats_json(struct dpdk_fwd *d, struct hdp_strbuf *o)
 	hdp_strbuf_printf(o, "]}\n");
 }
 
-/* One counter family per port, of the sums' member at @off. */
+static uint64_t rx_packets(const struct dpdk_port_sum *s) { return s->rx_packets; }
+static uint64_t rx_frags(const struct dpdk_port_sum *s) { return s->rx_frags; }
+static uint64_t rx_bytes(const struct dpdk_port_sum *s) { return s->rx_bytes; }
+static uint64_t tx_packets(const struct dpdk_port_sum *s) { return s->tx_packets; }
+static uint64_t tx_frags(const struct dpdk_port_sum *s) { return s->tx_frags; }
+static uint64_t tx_bytes(const struct dpdk_port_sum *s) { return s->tx_bytes; }
+
+/* One counter family per port, of a sum read by @get. */
 static void port_family(struct dpdk_fwd *d, struct hdp_strbuf *o, const char *name,
-			const char *help, size_t off)
+			const char *help, uint64_t (*get)(const struct dpdk_port_sum *))
 {
 	struct dpdk_port_sum s;
 
@@ -114,7 +120,7 @@ static void port_family(struct dpdk_fwd *d, struct hdp_strbuf *o, const char *na
 		hdp_fwd_dpdk_port_sum(d, i, &s);
 		hdp_strbuf_printf(o, "%s{", name);
 		hdp_prom_label(o, "port", d->cfg->ports[i].ifname);
-		hdp_strbuf_printf(o, "} %llu\n", U(*(const uint64_t *)((const char *)&s + off)));
+		hdp_strbuf_printf(o, "} %llu\n", U(get(&s)));
 	}
 }
 
@@ -136,30 +142,29 @@ static void stats_prometheus(struct dpdk_fwd *d, struct hdp_strbuf *o)
 	hdp_prom_family(o, "hdp_workers", "gauge", "Workers forwarding (one per EAL lcore).");
 	hdp_strbuf_printf(o, "hdp_workers %u\n", d->nworkers);
 	port_family(d, o, "hdp_port_rx_packets_total", "Packets received from the port.",
-		    offsetof(struct dpdk_port_sum, rx_packets));
+		    rx_packets);
 	port_family(d, o, "hdp_port_rx_frags_total", "Segments (mbufs) of the packets received: "
 		    "more than the packets when some came as chains (jumbo frames).",
-		    offsetof(struct dpdk_port_sum, rx_frags));
+		    rx_frags);
 	port_family(d, o, "hdp_port_rx_bytes_total", "Bytes of the packets received.",
-		    offsetof(struct dpdk_port_sum, rx_bytes));
+		    rx_bytes);
 	port_family(d, o, "hdp_port_tx_packets_total", "Packets sent on the port.",
-		    offsetof(struct dpdk_port_sum, tx_packets));
+		    tx_packets);
 	port_family(d, o, "hdp_port_tx_frags_total", "Segments (mbufs) of the packets sent.",
-		    offsetof(struct dpdk_port_sum, tx_frags));
+		    tx_frags);
 	port_family(d, o, "hdp_port_tx_bytes_total", "Bytes of the packets sent.",
-		    offsetof(struct dpdk_port_sum, tx_bytes));
+		    tx_bytes);
 	hdp_prom_family(o, "hdp_port_dropped_packets_total", "counter",
 			"Packets hdp-fwd dropped, by cause (a chain of mbufs whole, once): "
 			"docs/OPERATIONS.md lists the causes.");
 	for (unsigned i = 0; i < d->cfg->nports; i++) {
 		hdp_fwd_dpdk_port_sum(d, i, &s);
-#define DROP_SAMPLE(kind)                                                                \
-		hdp_strbuf_printf(o, "hdp_port_dropped_packets_total{");                 \
-		hdp_prom_label(o, "port", d->cfg->ports[i].ifname);                      \
-		hdp_strbuf_printf(o, ",cause=\"%s\"} %llu\n", hdp_fwd_drop_name(HDP_FWD_DROP_##kind), \
-				  U(s.drops[HDP_FWD_DROP_##kind]));
-		DPDK_DROPS(DROP_SAMPLE)
-#undef DROP_SAMPLE
+		for (unsigned c = 0; c < NDROPS; c++) {
+			hdp_strbuf_printf(o, "hdp_port_dropped_packets_total{");
+			hdp_prom_label(o, "port", d->cfg->ports[i].ifname);
+			hdp_strbuf_printf(o, ",cause=\"%s\"} %llu\n", hdp_fwd_drop_name(dpdk_drops[c]),
+					  U(s.drops[dpdk_drops[c]]));
+		}
 	}
 	if (hdp_dpdk_pool_stats_get(d->mp, &st))
 		return;

@@ -46,17 +46,14 @@ struct dpdk_port_size {
 /*
  * What one worker counts per hdp-fwd port; written by it alone. A packet
  * is one mbuf or a chain of them: packets count it once, frags each
- * segment, as on AF_XDP ports. Drops by cause, of HDP_FWD_DROPS: those
- * DPDK mode has are DPDK_DROPS.
+ * segment, as on AF_XDP ports. Drops by cause, of HDP_FWD_DROPS (DPDK
+ * mode has runt, tx_full and too_big).
  */
 struct dpdk_port_counters {
 	hdp_counter_t rx_packets, rx_frags, rx_bytes;
 	hdp_counter_t tx_packets, tx_frags, tx_bytes;
 	hdp_counter_t drops[HDP_FWD_DROP__COUNT];
 };
-
-/* The drop causes DPDK ports have, in the order stats show them. */
-#define DPDK_DROPS(X) X(RUNT) X(TX_FULL) X(TOO_BIG)
 
 struct dpdk_fwd;
 
