@@ -5,10 +5,13 @@
  * RX/TX queue pairs as there are workers where the device has them, the
  * queues spread so that each worker gets queues of every port. A worker
  * sends what queue Q of a port received on queue Q of its peer: every TX
- * queue has one sender, no lock. Same rewrites (macswap, l2) as on AF_XDP;
- * frames that cannot be rewritten (runts) or sent (TX full) are freed and
- * counted. The main lcore's worker also serves the control socket, the
- * stats lines, the metrics file and SIGHUP between bursts.
+ * queue has one sender, no lock. Same rewrites (macswap, l2) as on AF_XDP,
+ * of a chain's first segment; frames that cannot be rewritten (runts),
+ * are longer than the output carries (too_big) or cannot be sent (TX
+ * full) are freed, a chain whole, and counted. Frame sizes, MTUs and
+ * chains of mbufs for jumbo frames: fwd_dpdk_sizes.c. The main lcore's
+ * worker also serves the control socket, the stats lines, the metrics
+ * file and SIGHUP between bursts.
  *
  * The mbuf pool has no per-lcore cache unless mbuf_cache says otherwise:
  * every mbuf crosses the hdp driver, so its profile holds for each one,
@@ -19,6 +22,7 @@
 #include <hdp/dpdk.h>
 #include <hdp/log.h>
 #include <hdp/metrics_file.h>
+#include <hdp/strbuf.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -123,6 +127,7 @@ static int port_start(struct dpdk_fwd *d, unsigned i)
 	int ret;
 
 	memset(&conf, 0, sizeof(conf));
+	hdp_fwd_dpdk_size_conf(d, i, &conf);
 	/* Several queues on a real NIC: spread flows with RSS where it has it. */
 	if (nq > 1 && rte_eth_dev_info_get(id, &info) == 0 && info.flow_type_rss_offloads) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
@@ -165,6 +170,7 @@ static void spread_queues(struct dpdk_fwd *d)
 			w->q[w->nq++] = (struct dpdk_queue){
 				.in_id = d->port_id[i], .out_id = d->port_id[out],
 				.queue = (uint16_t)q, .in = i, .out = out,
+				.out_max = d->size[out].frame,
 			};
 		}
 	}
@@ -179,61 +185,91 @@ static void drop(struct dpdk_fwd *d, struct rte_mbuf **m, unsigned n)
 		rte_pktmbuf_free_bulk(m, n);
 }
 
-/* One burst from one RX queue to its peer's TX queue; returns how many came in. */
+/*
+ * One burst from one RX queue to its peer's TX queue; returns how many
+ * came in. What TX took is counted from what was handed to it less what
+ * came back unsent: the PMD may have freed what it sent already.
+ */
 static unsigned forward(struct dpdk_fwd *d, struct dpdk_worker *w, const struct dpdk_queue *q)
 {
 	struct rte_mbuf *bufs[HDP_FWD_BATCH_MAX], *good[HDP_FWD_BATCH_MAX];
 	const struct hdp_port_cfg *out_cfg = &d->cfg->ports[q->out];
 	uint16_t n = rte_eth_rx_burst(q->in_id, q->queue, bufs, (uint16_t)d->cfg->batch);
-	uint16_t ngood = 0, sent;
+	struct dpdk_port_counters *in = &w->port[q->in], *out = &w->port[q->out];
+	uint64_t rx_frags = 0, rx_bytes = 0, tx_frags = 0, tx_bytes = 0;
+	uint16_t ngood = 0, sent, runt = 0, too_big = 0;
 
 	if (!n)
 		return 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = bufs[i];
 
-		if (hdp_fwd_rewrite(d->cfg->mode, rte_pktmbuf_mtod(m, uint8_t *), m->data_len,
-				    out_cfg)) {
-			hdp_counter_add(&w->port[q->in].runt, 1);
+		rx_frags += m->nb_segs;
+		rx_bytes += m->pkt_len;
+		if (hdp_unlikely(m->pkt_len > q->out_max)) {
+			too_big++;
 			drop(d, &m, 1);
 			continue;
 		}
+		/* The headers are in the first segment; the rest of a chain is payload. */
+		if (hdp_unlikely(hdp_fwd_rewrite(d->cfg->mode, rte_pktmbuf_mtod(m, uint8_t *),
+						 m->data_len, out_cfg))) {
+			runt++;
+			drop(d, &m, 1);
+			continue;
+		}
+		tx_frags += m->nb_segs;
+		tx_bytes += m->pkt_len;
 		good[ngood++] = m;
 	}
-	hdp_counter_add(&w->port[q->in].rx, n);
+	hdp_counter_add(&in->rx_packets, n);
+	hdp_counter_add(&in->rx_frags, rx_frags);
+	hdp_counter_add(&in->rx_bytes, rx_bytes);
+	if (hdp_unlikely(runt | too_big)) {
+		hdp_counter_add(&in->drops[HDP_FWD_DROP_RUNT], runt);
+		hdp_counter_add(&in->drops[HDP_FWD_DROP_TOO_BIG], too_big);
+	}
 	sent = ngood ? rte_eth_tx_burst(q->out_id, q->queue, good, ngood) : 0;
-	hdp_counter_add(&w->port[q->out].tx, sent);
 	if (sent < ngood) {
-		hdp_counter_add(&w->port[q->out].tx_full, ngood - sent);
+		/* Still ours: the PMD took none of these. */
+		for (uint16_t i = sent; i < ngood; i++) {
+			tx_frags -= good[i]->nb_segs;
+			tx_bytes -= good[i]->pkt_len;
+		}
+		hdp_counter_add(&out->drops[HDP_FWD_DROP_TX_FULL], ngood - sent);
 		drop(d, good + sent, ngood - sent);
 	}
+	hdp_counter_add(&out->tx_packets, sent);
+	hdp_counter_add(&out->tx_frags, tx_frags);
+	hdp_counter_add(&out->tx_bytes, tx_bytes);
 	return n;
+}
+
+/* @c's counters added into @s. */
+static void add_counters(struct dpdk_port_sum *s, const struct dpdk_port_counters *c)
+{
+	s->rx_packets += hdp_counter_read(&c->rx_packets);
+	s->rx_frags += hdp_counter_read(&c->rx_frags);
+	s->rx_bytes += hdp_counter_read(&c->rx_bytes);
+	s->tx_packets += hdp_counter_read(&c->tx_packets);
+	s->tx_frags += hdp_counter_read(&c->tx_frags);
+	s->tx_bytes += hdp_counter_read(&c->tx_bytes);
+	for (unsigned k = 0; k < HDP_FWD_DROP__COUNT; k++)
+		s->drops[k] += hdp_counter_read(&c->drops[k]);
 }
 
 void hdp_fwd_dpdk_port_sum(const struct dpdk_fwd *d, unsigned port, struct dpdk_port_sum *s)
 {
 	memset(s, 0, sizeof(*s));
-	for (unsigned k = 0; k < d->nworkers; k++) {
-		const struct dpdk_port_counters *c = &d->w[k].port[port];
-
-		s->rx += hdp_counter_read(&c->rx);
-		s->tx += hdp_counter_read(&c->tx);
-		s->runt += hdp_counter_read(&c->runt);
-		s->tx_full += hdp_counter_read(&c->tx_full);
-	}
+	for (unsigned k = 0; k < d->nworkers; k++)
+		add_counters(s, &d->w[k].port[port]);
 }
 
 void hdp_fwd_dpdk_worker_sum(const struct dpdk_fwd *d, unsigned k, struct dpdk_port_sum *s)
 {
 	memset(s, 0, sizeof(*s));
-	for (unsigned i = 0; i < d->cfg->nports; i++) {
-		const struct dpdk_port_counters *c = &d->w[k].port[i];
-
-		s->rx += hdp_counter_read(&c->rx);
-		s->tx += hdp_counter_read(&c->tx);
-		s->runt += hdp_counter_read(&c->runt);
-		s->tx_full += hdp_counter_read(&c->tx_full);
-	}
+	for (unsigned i = 0; i < d->cfg->nports; i++)
+		add_counters(s, &d->w[k].port[i]);
 }
 
 static uint64_t total_rx(const struct dpdk_fwd *d)
@@ -243,7 +279,7 @@ static uint64_t total_rx(const struct dpdk_fwd *d)
 
 	for (unsigned i = 0; i < d->cfg->nports; i++) {
 		hdp_fwd_dpdk_port_sum(d, i, &s);
-		rx += s.rx;
+		rx += s.rx_packets;
 	}
 	return rx;
 }
@@ -341,18 +377,15 @@ static void summary(struct dpdk_fwd *d)
 {
 	struct hdp_dpdk_pool_stats st;
 	struct dpdk_port_sum s;
+	char table[HDP_FWD_PORTS_MAX * 128 + 256];
+	struct hdp_strbuf o = hdp_strbuf_init(table, sizeof(table));
 
-	printf("%-16s %12s %12s %10s %10s\n", "port", "rx", "tx", "runt", "tx_full");
-	for (unsigned i = 0; i < d->cfg->nports; i++) {
-		hdp_fwd_dpdk_port_sum(d, i, &s);
-		printf("%-16s %12llu %12llu %10llu %10llu\n", d->cfg->ports[i].ifname,
-		       (unsigned long long)s.rx, (unsigned long long)s.tx,
-		       (unsigned long long)s.runt, (unsigned long long)s.tx_full);
-	}
+	hdp_fwd_dpdk_port_table(d, &o);
+	fputs(table, stdout);
 	for (unsigned k = 0; k < d->nworkers; k++) {
 		hdp_fwd_dpdk_worker_sum(d, k, &s);
 		printf("worker %u (lcore %u): %u queues, %llu frames received\n", k, d->w[k].lcore,
-		       d->w[k].nq, (unsigned long long)s.rx);
+		       d->w[k].nq, (unsigned long long)s.rx_packets);
 	}
 	if (hdp_dpdk_pool_stats_get(d->mp, &st) == 0)
 		printf("pool %s: %u mbufs, %llu allocs, %llu frees, %llu bytes wiped, %llu violations\n",
@@ -379,20 +412,19 @@ static int make_workers(struct dpdk_fwd *d)
 	return 0;
 }
 
-static struct rte_mempool *make_pool(const struct hdp_fwd_cfg *cfg)
+/* The mbufs, as long as the sizes chose (fwd_dpdk_sizes.c). */
+static struct rte_mempool *make_pool(const struct dpdk_fwd *d)
 {
-	return rte_pktmbuf_pool_create_by_ops(HDP_FWD_DPDK_POOL, cfg->frames, cfg->mbuf_cache, 0,
-					      RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id(),
-					      HDP_DPDK_OPS_NAME);
+	return rte_pktmbuf_pool_create_by_ops(HDP_FWD_DPDK_POOL, d->cfg->frames,
+					      d->cfg->mbuf_cache, 0, d->data_room,
+					      (int)rte_socket_id(), HDP_DPDK_OPS_NAME);
 }
 
 static int start(struct dpdk_fwd *d, unsigned *started)
 {
 	struct hdp_ctl_source src;
-	int ret = count_queues(d);
+	int ret;
 
-	if (ret)
-		return ret;
 	for (; *started < d->cfg->nports; (*started)++) {
 		ret = port_start(d, *started);
 		if (ret)
@@ -417,19 +449,22 @@ static int start(struct dpdk_fwd *d, unsigned *started)
 static void announce(const struct dpdk_fwd *d)
 {
 	struct hdp_dpdk_pool_stats st;
+	char text[160];
 
 	hdp_dpdk_pool_stats_get(d->mp, &st);
 	printf("hdp-fwd: mode %s, %u DPDK ports with %u queue pair%s each, %u worker%s, pool %s "
-	       "of %u mbufs (hdp driver, %s, quarantine %u deep)%s%s\n",
+	       "of %u mbufs of %u bytes (hdp driver, %s, quarantine %u deep)%s%s\n",
 	       hdp_fwd_mode_name(d->cfg->mode),
 	       d->cfg->nports, d->nqueues, d->nqueues == 1 ? "" : "s", d->nworkers,
 	       d->nworkers == 1 ? "" : "s", d->mp->name, d->mp->size,
+	       d->data_room - RTE_PKTMBUF_HEADROOM,
 	       d->cfg->mbuf_cache ? "per-lcore cache: frees wiped by hdp-fwd before it" : "no cache",
 	       st.quarantine_depth,
 	       d->ctl ? ", control socket " : "", d->ctl ? d->cfg->ctl_path : "");
 	for (unsigned i = 0; i < d->cfg->nports; i++)
-		printf("  %s -> %s\n", d->cfg->ports[i].ifname,
-		       d->cfg->ports[d->cfg->ports[i].peer].ifname);
+		printf("  %s -> %s: %s\n", d->cfg->ports[i].ifname,
+		       d->cfg->ports[d->cfg->ports[i].peer].ifname,
+		       hdp_fwd_dpdk_size_text(d, i, text, sizeof(text)));
 	fflush(stdout);
 }
 
@@ -473,10 +508,16 @@ int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 		ret = 1;
 		goto out;
 	}
-	d.mp = make_pool(cfg);
+	/* The devices first: how long the mbufs must be depends on what they carry. */
+	ret = count_queues(&d);
+	if (!ret)
+		ret = hdp_fwd_dpdk_sizes(&d);
+	if (ret)
+		goto out;
+	d.mp = make_pool(&d);
 	if (!d.mp) {
-		fprintf(stderr, "hdp-fwd: cannot make the mbuf pool '%s': %s\n", HDP_FWD_DPDK_POOL,
-			rte_strerror(rte_errno));
+		fprintf(stderr, "hdp-fwd: cannot make the mbuf pool '%s' of %u mbufs of %u bytes: "
+			"%s\n", HDP_FWD_DPDK_POOL, cfg->frames, d.data_room, rte_strerror(rte_errno));
 		ret = 1;
 		goto out;
 	}

@@ -19,6 +19,12 @@
 
 #define U(x) ((unsigned long long)(x))
 
+/* The drop causes DPDK ports have (of HDP_FWD_DROPS), in the order stats show them. */
+static const enum hdp_fwd_drop dpdk_drops[] = {
+	HDP_FWD_DROP_RUNT, HDP_FWD_DROP_TX_FULL, HDP_FWD_DROP_TOO_BIG,
+};
+#define NDROPS (sizeof(dpdk_drops) / sizeof(dpdk_drops[0]))
+
 static double uptime(const struct dpdk_fwd *d)
 {
 	struct timespec ts;
@@ -27,54 +33,85 @@ static double uptime(const struct dpdk_fwd *d)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - d->start;
 }
 
+void hdp_fwd_dpdk_port_table(struct dpdk_fwd *d, struct hdp_strbuf *o)
+{
+	struct dpdk_port_sum s;
+
+	hdp_strbuf_printf(o, "%-16s %14s %14s %14s %14s", "port", "rx", "tx", "rx_frags",
+			  "tx_frags");
+	for (unsigned c = 0; c < NDROPS; c++)
+		hdp_strbuf_printf(o, " %10s", hdp_fwd_drop_name(dpdk_drops[c]));
+	hdp_strbuf_printf(o, "\n");
+	for (unsigned i = 0; i < d->cfg->nports; i++) {
+		hdp_fwd_dpdk_port_sum(d, i, &s);
+		hdp_strbuf_printf(o, "%-16s %14llu %14llu %14llu %14llu", d->cfg->ports[i].ifname,
+				  U(s.rx_packets), U(s.tx_packets), U(s.rx_frags), U(s.tx_frags));
+		for (unsigned c = 0; c < NDROPS; c++)
+			hdp_strbuf_printf(o, " %10llu", U(s.drops[dpdk_drops[c]]));
+		hdp_strbuf_printf(o, "\n");
+	}
+}
+
 static void stats_text(struct dpdk_fwd *d, struct hdp_strbuf *o)
 {
 	struct dpdk_port_sum s;
 
 	hdp_strbuf_printf(o, "mode %s, DPDK ports, %u workers, %u queue pairs per port, up %.0f s\n",
 			  hdp_fwd_mode_name(d->cfg->mode), d->nworkers, d->nqueues, uptime(d));
-	hdp_strbuf_printf(o, "%-16s %14s %14s %10s %10s\n", "port", "rx", "tx", "runt",
-			  "tx_full");
-	for (unsigned i = 0; i < d->cfg->nports; i++) {
-		hdp_fwd_dpdk_port_sum(d, i, &s);
-		hdp_strbuf_printf(o, "%-16s %14llu %14llu %10llu %10llu\n", d->cfg->ports[i].ifname,
-				  U(s.rx), U(s.tx), U(s.runt), U(s.tx_full));
-	}
+	hdp_fwd_dpdk_port_table(d, o);
 	for (unsigned k = 0; k < d->nworkers; k++) {
 		hdp_fwd_dpdk_worker_sum(d, k, &s);
 		hdp_strbuf_printf(o, "worker %u (lcore %u): %u queues, rx %llu\n", k,
-				  d->w[k].lcore, d->w[k].nq, U(s.rx));
+				  d->w[k].lcore, d->w[k].nq, U(s.rx_packets));
 	}
 }
 
+/* Names as on AF_XDP ports (fwd_stats.c): packets, frags, bytes, drops by cause. */
 static void stats_json(struct dpdk_fwd *d, struct hdp_strbuf *o)
 {
 	struct dpdk_port_sum s;
 
 	hdp_strbuf_printf(o, "{\"mode\":\"%s\",\"ports_kind\":\"dpdk\",\"uptime_s\":%.1f,"
-			  "\"queues_per_port\":%u,\"ports\":[", hdp_fwd_mode_name(d->cfg->mode),
-			  uptime(d), d->nqueues);
+			  "\"queues_per_port\":%u,\"mbuf_data_room\":%u,\"ports\":[",
+			  hdp_fwd_mode_name(d->cfg->mode), uptime(d), d->nqueues,
+			  d->data_room - RTE_PKTMBUF_HEADROOM);
 	for (unsigned i = 0; i < d->cfg->nports; i++) {
+		const struct dpdk_port_size *z = &d->size[i];
+
 		hdp_fwd_dpdk_port_sum(d, i, &s);
 		hdp_strbuf_printf(o, "%s{\"name\":", i ? "," : "");
 		hdp_strbuf_json_string(o, d->cfg->ports[i].ifname);
-		hdp_strbuf_printf(o, ",\"rx_packets\":%llu,\"tx_packets\":%llu,\"drop_runt\":%llu,"
-				  "\"drop_tx_full\":%llu}", U(s.rx), U(s.tx), U(s.runt),
-				  U(s.tx_full));
+		hdp_strbuf_printf(o, ",\"max_frame\":%u,\"mtu\":%u,\"chains\":%s,"
+				  "\"rx_packets\":%llu,\"rx_frags\":%llu,\"rx_bytes\":%llu,"
+				  "\"tx_packets\":%llu,\"tx_frags\":%llu,\"tx_bytes\":%llu,"
+				  "\"drops\":{", z->frame, z->mtu, z->chains ? "true" : "false",
+				  U(s.rx_packets), U(s.rx_frags), U(s.rx_bytes), U(s.tx_packets),
+				  U(s.tx_frags), U(s.tx_bytes));
+		for (unsigned c = 0; c < NDROPS; c++)
+			hdp_strbuf_printf(o, "%s\"%s\":%llu", c ? "," : "",
+					  hdp_fwd_drop_name(dpdk_drops[c]), U(s.drops[dpdk_drops[c]]));
+		hdp_strbuf_printf(o, "}}");
 	}
 	hdp_strbuf_printf(o, "],\"workers\":[");
 	for (unsigned k = 0; k < d->nworkers; k++) {
 		hdp_fwd_dpdk_worker_sum(d, k, &s);
 		hdp_strbuf_printf(o, "%s{\"lcore\":%u,\"queues\":%u,\"rx_packets\":%llu,"
 				  "\"tx_packets\":%llu}", k ? "," : "", d->w[k].lcore, d->w[k].nq,
-				  U(s.rx), U(s.tx));
+				  U(s.rx_packets), U(s.tx_packets));
 	}
 	hdp_strbuf_printf(o, "]}\n");
 }
 
-/* One counter family per port: received (@tx false) or sent. */
+static uint64_t rx_packets(const struct dpdk_port_sum *s) { return s->rx_packets; }
+static uint64_t rx_frags(const struct dpdk_port_sum *s) { return s->rx_frags; }
+static uint64_t rx_bytes(const struct dpdk_port_sum *s) { return s->rx_bytes; }
+static uint64_t tx_packets(const struct dpdk_port_sum *s) { return s->tx_packets; }
+static uint64_t tx_frags(const struct dpdk_port_sum *s) { return s->tx_frags; }
+static uint64_t tx_bytes(const struct dpdk_port_sum *s) { return s->tx_bytes; }
+
+/* One counter family per port, of a sum read by @get. */
 static void port_family(struct dpdk_fwd *d, struct hdp_strbuf *o, const char *name,
-			const char *help, bool tx)
+			const char *help, uint64_t (*get)(const struct dpdk_port_sum *))
 {
 	struct dpdk_port_sum s;
 
@@ -83,7 +120,7 @@ static void port_family(struct dpdk_fwd *d, struct hdp_strbuf *o, const char *na
 		hdp_fwd_dpdk_port_sum(d, i, &s);
 		hdp_strbuf_printf(o, "%s{", name);
 		hdp_prom_label(o, "port", d->cfg->ports[i].ifname);
-		hdp_strbuf_printf(o, "} %llu\n", U(tx ? s.tx : s.rx));
+		hdp_strbuf_printf(o, "} %llu\n", U(get(&s)));
 	}
 }
 
@@ -104,17 +141,29 @@ static void stats_prometheus(struct dpdk_fwd *d, struct hdp_strbuf *o)
 
 	hdp_prom_family(o, "hdp_workers", "gauge", "Workers forwarding (one per EAL lcore).");
 	hdp_strbuf_printf(o, "hdp_workers %u\n", d->nworkers);
-	port_family(d, o, "hdp_port_rx_packets_total", "Frames received from the port.", false);
-	port_family(d, o, "hdp_port_tx_packets_total", "Frames sent on the port.", true);
+	port_family(d, o, "hdp_port_rx_packets_total", "Packets received from the port.",
+		    rx_packets);
+	port_family(d, o, "hdp_port_rx_frags_total", "Segments (mbufs) of the packets received: "
+		    "more than the packets when some came as chains (jumbo frames).",
+		    rx_frags);
+	port_family(d, o, "hdp_port_rx_bytes_total", "Bytes of the packets received.",
+		    rx_bytes);
+	port_family(d, o, "hdp_port_tx_packets_total", "Packets sent on the port.",
+		    tx_packets);
+	port_family(d, o, "hdp_port_tx_frags_total", "Segments (mbufs) of the packets sent.",
+		    tx_frags);
+	port_family(d, o, "hdp_port_tx_bytes_total", "Bytes of the packets sent.",
+		    tx_bytes);
 	hdp_prom_family(o, "hdp_port_dropped_packets_total", "counter",
-			"Frames hdp-fwd dropped, by cause: runt, no room on the output's TX queue.");
+			"Packets hdp-fwd dropped, by cause (a chain of mbufs whole, once): "
+			"docs/OPERATIONS.md lists the causes.");
 	for (unsigned i = 0; i < d->cfg->nports; i++) {
 		hdp_fwd_dpdk_port_sum(d, i, &s);
-		for (int c = 0; c < 2; c++) {
+		for (unsigned c = 0; c < NDROPS; c++) {
 			hdp_strbuf_printf(o, "hdp_port_dropped_packets_total{");
 			hdp_prom_label(o, "port", d->cfg->ports[i].ifname);
-			hdp_strbuf_printf(o, ",cause=\"%s\"} %llu\n", c ? "tx_full" : "runt",
-					  U(c ? s.tx_full : s.runt));
+			hdp_strbuf_printf(o, ",cause=\"%s\"} %llu\n", hdp_fwd_drop_name(dpdk_drops[c]),
+					  U(s.drops[dpdk_drops[c]]));
 		}
 	}
 	if (hdp_dpdk_pool_stats_get(d->mp, &st))

@@ -15,6 +15,7 @@
 
 #include <stdatomic.h>
 
+#include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mempool.h>
 
@@ -26,11 +27,32 @@ struct dpdk_queue {
 	uint16_t in_id, out_id;		/* DPDK port ids */
 	uint16_t queue;			/* RX on in, TX on out */
 	unsigned in, out;		/* hdp-fwd port indices */
+	uint32_t out_max;		/* the longest frame out may send (too_big past it) */
 };
 
-/* What one worker counts per hdp-fwd port; written by it alone. */
+/*
+ * How a port carries frames (fwd_dpdk_sizes.c): the longest it receives
+ * or sends (what the ports forwarding to it receive), and what it is
+ * configured with for them.
+ */
+struct dpdk_port_size {
+	uint32_t frame;			/* bytes: max_frame, or what the MTUs let in */
+	uint16_t mtu;			/* frame less the device's overhead */
+	bool chains;			/* longer than an mbuf: chains of mbufs */
+	uint64_t rx_offloads;		/* RTE_ETH_RX_OFFLOAD_SCATTER where chains and offered */
+	uint64_t tx_offloads;		/* RTE_ETH_TX_OFFLOAD_MULTI_SEGS likewise */
+};
+
+/*
+ * What one worker counts per hdp-fwd port; written by it alone. A packet
+ * is one mbuf or a chain of them: packets count it once, frags each
+ * segment, as on AF_XDP ports. Drops by cause, of HDP_FWD_DROPS (DPDK
+ * mode has runt, tx_full and too_big).
+ */
 struct dpdk_port_counters {
-	hdp_counter_t rx, tx, runt, tx_full;
+	hdp_counter_t rx_packets, rx_frags, rx_bytes;
+	hdp_counter_t tx_packets, tx_frags, tx_bytes;
+	hdp_counter_t drops[HDP_FWD_DROP__COUNT];
 };
 
 struct dpdk_fwd;
@@ -47,6 +69,8 @@ struct dpdk_fwd {
 	struct hdp_fwd_cfg *cfg;
 	struct rte_mempool *mp;
 	uint16_t port_id[HDP_FWD_PORTS_MAX];
+	struct dpdk_port_size size[HDP_FWD_PORTS_MAX];
+	uint16_t data_room;		/* of each mbuf, headroom included */
 	unsigned nqueues;		/* per port */
 	unsigned nworkers;		/* one per lcore */
 	struct dpdk_worker *w;
@@ -59,13 +83,38 @@ struct dpdk_fwd {
 
 /* A port's counters summed over the workers. */
 struct dpdk_port_sum {
-	uint64_t rx, tx, runt, tx_full;
+	uint64_t rx_packets, rx_frags, rx_bytes;
+	uint64_t tx_packets, tx_frags, tx_bytes;
+	uint64_t drops[HDP_FWD_DROP__COUNT];
 };
 
 void hdp_fwd_dpdk_port_sum(const struct dpdk_fwd *d, unsigned port, struct dpdk_port_sum *s);
 
 /* Worker @k's counters summed over the ports. */
 void hdp_fwd_dpdk_worker_sum(const struct dpdk_fwd *d, unsigned k, struct dpdk_port_sum *s);
+
+/*
+ * Every port's frames judged against its device (fwd_dpdk_sizes.c), after
+ * EAL found the devices and before the pool is made: each port's size and
+ * the mbufs' data room set. 0; 2 with each port that cannot carry its
+ * frames said (the frames, the largest it takes, the remedy); 1 when a
+ * device cannot be asked.
+ */
+int hdp_fwd_dpdk_sizes(struct dpdk_fwd *d);
+
+/* Port @i's MTU and offloads for its frames, into @conf. */
+void hdp_fwd_dpdk_size_conf(const struct dpdk_fwd *d, unsigned i, struct rte_eth_conf *conf);
+
+/* "frames of up to 9018 bytes (MTU 9000), as chains of mbufs: RX scatter, ...". */
+const char *hdp_fwd_dpdk_size_text(const struct dpdk_fwd *d, unsigned i, char *buf, size_t len);
+
+struct hdp_strbuf;
+
+/*
+ * Every port's packets, frags and drops as a text table (fwd_dpdk_ctl.c),
+ * for hdp-ctl stats and the summary at exit alike.
+ */
+void hdp_fwd_dpdk_port_table(struct dpdk_fwd *d, struct hdp_strbuf *o);
 
 /* The control socket's view of @d (fwd_dpdk_ctl.c). */
 struct hdp_ctl_source hdp_fwd_dpdk_ctl_source(struct dpdk_fwd *d);

@@ -15,6 +15,7 @@
 #include "dpdk_reuse.h"
 
 #include <rte_lcore.h>
+#include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
 #include <rte_spinlock.h>
@@ -98,6 +99,31 @@ static inline void hdp_dpdk_lcore_put(struct hdp_dpdk_pool *pd, unsigned lcore)
 {
 	if (hdp_unlikely(lcore >= RTE_MAX_LCORE))
 		rte_spinlock_unlock(&pd->foreign_lock);
+}
+
+/*
+ * For init_on_free=used and redzone: the write extent of this mbuf's data
+ * room, if its header is sane (else all of it). The data starts at the
+ * default headroom when the mbuf is reset and moves with adj and prepend,
+ * so the lowest of the two to the end of the data covers what a receive,
+ * header stripping and prepending wrote; a segment after the first of a
+ * chain (a jumbo frame) has its own data_off and data_len, so each is
+ * wiped as far as its own data went. A trim leaves written bytes past the
+ * end: applications that trim want init_on_free=on and redzone off
+ * (docs/DPDK.md). The driver's frees and hdp's wrappers use this one.
+ */
+static inline struct hdp_extent hdp_dpdk_mbuf_extent(const struct hdp_dpdk_pool *pd,
+						     const void *obj)
+{
+	const struct rte_mbuf *m = obj;
+	uint32_t room = (uint32_t)pd->area_len, start, end;
+
+	if (!pd->is_mbuf || m->pool != pd->mp ||
+	    m->buf_addr != (const char *)obj + pd->area_off)
+		return (struct hdp_extent){ 0, room };
+	start = m->data_off < RTE_PKTMBUF_HEADROOM ? m->data_off : RTE_PKTMBUF_HEADROOM;
+	end = (uint32_t)m->data_off + m->data_len;
+	return (struct hdp_extent){ start, end < room ? end : room };
 }
 
 #endif /* HDP_DPDK_INTERNAL_H */

@@ -23,12 +23,13 @@ static unsigned zero_flags(struct hdp_dpdk_pool *pd)
 	       (HDP_HF_INIT_ALLOC | HDP_HF_INIT_FREE | HDP_HF_INIT_USED);
 }
 
-static void wipe(struct hdp_dpdk_pool *pd, struct rte_mbuf *m, size_t len)
+/* @len bytes of @m's data room from @off, zeroed and counted. */
+static void wipe(struct hdp_dpdk_pool *pd, struct rte_mbuf *m, size_t off, size_t len)
 {
 	unsigned lcore = rte_lcore_id();
 	struct hdp_dpdk_lcore *l;
 
-	memset((char *)m + pd->area_off, 0, len);
+	memset((char *)m + pd->area_off + off, 0, len);
 	l = hdp_dpdk_lcore_get(pd, lcore);
 	hdp_counter_add(&l->tls.c.n[HDP_C_BYTES_WIPED], len);
 	hdp_dpdk_lcore_put(pd, lcore);
@@ -42,7 +43,7 @@ int hdp_dpdk_mbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **mbufs,
 
 	if (ret == 0 && (zero_flags(pd) & HDP_HF_INIT_ALLOC))
 		for (unsigned i = 0; i < count; i++)
-			wipe(pd, mbufs[i], pd->area_len);
+			wipe(pd, mbufs[i], 0, pd->area_len);
 	return ret;
 }
 
@@ -53,10 +54,14 @@ struct rte_mbuf *hdp_dpdk_mbuf_alloc(struct rte_mempool *mp)
 	return hdp_dpdk_mbuf_alloc_bulk(mp, &m, 1) == 0 ? m : NULL;
 }
 
-/* One segment whose last reference is going: wipe it, then to the cache. */
+/*
+ * One segment whose last reference is going: wiped (under used, as far as
+ * its own data went, the extent the driver would wipe), then to the cache.
+ */
 static void free_seg(struct rte_mbuf *m)
 {
 	struct hdp_dpdk_pool *pd;
+	struct hdp_extent ext;
 	unsigned flags;
 
 	m = rte_pktmbuf_prefree_seg(m);
@@ -65,11 +70,9 @@ static void free_seg(struct rte_mbuf *m)
 	pd = hdp_dpdk_pool_of(m->pool);
 	flags = zero_flags(pd);
 	if (flags & HDP_HF_INIT_FREE) {
-		size_t len = pd->area_len;
-
-		if ((flags & HDP_HF_INIT_USED) && (size_t)m->data_off + m->data_len < len)
-			len = (size_t)m->data_off + m->data_len;
-		wipe(pd, m, len);
+		ext = (flags & HDP_HF_INIT_USED) ? hdp_dpdk_mbuf_extent(pd, m) :
+			(struct hdp_extent){ 0, (uint32_t)pd->area_len };
+		wipe(pd, m, ext.start, ext.end - ext.start);
 	}
 	rte_mbuf_raw_free(m);
 }

@@ -326,28 +326,6 @@ area_of(struct hdp_dpdk_pool *pd, void *obj, void **area)
 	return area_slot_of(pd, obj, area, &idx);
 }
 
-/*
- * For init_on_free=used and redzone: the write extent of this mbuf's data room, if its
- * header is sane (else all of it). The data starts at the default
- * headroom when the mbuf is reset and moves with adj and prepend, so the
- * lowest of the two to the end of the data covers what a receive, header
- * stripping and prepending wrote. A trim leaves written bytes past the
- * end: applications that trim want init_on_free=on and redzone off
- * (docs/DPDK.md).
- */
-static struct hdp_extent extent_of(struct hdp_dpdk_pool *pd, void *obj)
-{
-	struct rte_mbuf *m = obj;
-	uint32_t room = (uint32_t)pd->area_len, start, end;
-
-	if (!pd->is_mbuf || m->pool != pd->mp ||
-	    m->buf_addr != (char *)obj + pd->area_off)
-		return (struct hdp_extent){ 0, room };
-	start = m->data_off < RTE_PKTMBUF_HEADROOM ? m->data_off : RTE_PKTMBUF_HEADROOM;
-	end = (uint32_t)m->data_off + m->data_len;
-	return (struct hdp_extent){ start, end < room ? end : room };
-}
-
 /* Is @obj one of the pool's objects? If not, reported (and false). */
 static inline __attribute__((always_inline)) bool
 area_checked(struct hdp_dpdk_pool *pd, void *obj, void **area, uint32_t *idx)
@@ -377,7 +355,7 @@ static unsigned valid_areas(struct hdp_dpdk_pool *pd, void * const *objs, unsign
 		if (!area_checked(pd, objs[i], &areas[good], &idx))
 			continue;
 		if (want_ext)
-			ext[good] = extent_of(pd, objs[i]);
+			ext[good] = hdp_dpdk_mbuf_extent(pd, objs[i]);
 		good++;
 	}
 	return good;
@@ -448,7 +426,7 @@ static int enqueue_one(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l,
 	if (!area_checked(pd, obj, &area, &idx))
 		return 1;
 	if (want_ext)
-		ext = extent_of(pd, obj);
+		ext = hdp_dpdk_mbuf_extent(pd, obj);
 	if (!hdp_harden_pool_on_free_one(&pd->hp, &l->tls, v, area, idx,
 					 want_ext ? &ext : NULL, &kept))
 		return 1;
