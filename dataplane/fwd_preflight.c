@@ -147,6 +147,18 @@ static void warn_frames(const struct hdp_fwd_cfg *cfg)
 			"fill_empty)", cfg->frames, cfg->nports, rings);
 }
 
+/* The interfaces of port @i and its peer, as a pair of ports [0, @i) had them. */
+static bool seen_pair_before(const struct hdp_fwd_cfg *cfg, unsigned i)
+{
+	const struct hdp_port_cfg *p = &cfg->ports[i];
+
+	for (unsigned j = 0; j < i; j++)
+		if (strcmp(cfg->ports[j].ifname, p->ifname) == 0 &&
+		    strcmp(cfg->ports[cfg->ports[j].peer].ifname, cfg->ports[p->peer].ifname) == 0)
+			return true;
+	return false;
+}
+
 /* An interface of ports [0, @i) already judged. */
 static bool seen_before(const struct hdp_fwd_cfg *cfg, unsigned i)
 {
@@ -154,6 +166,31 @@ static bool seen_before(const struct hdp_fwd_cfg *cfg, unsigned i)
 		if (strcmp(cfg->ports[j].ifname, cfg->ports[i].ifname) == 0)
 			return true;
 	return false;
+}
+
+/*
+ * What a port receives goes out on its peer's interface, whose kernel
+ * drops (and only counts) a frame longer than its own MTU lets out.
+ */
+static int check_peer_mtus(const struct hdp_fwd_cfg *cfg)
+{
+	uint32_t in, out;
+	int errors = 0;
+
+	for (unsigned i = 0; i < cfg->nports; i++) {
+		const struct hdp_port_cfg *p = &cfg->ports[i], *q = &cfg->ports[p->peer];
+
+		if (seen_pair_before(cfg, i) || hdp_fwd_if_mtu(p->ifname, &in) ||
+		    hdp_fwd_if_mtu(q->ifname, &out) || in <= out)
+			continue;
+		errors += hdp_fwd_port_refuse(p, "interface %s has MTU %u, and its peer %s MTU "
+			"%u: frames of %u to %u bytes would come in and be dropped on the way out "
+			"(the kernel counts them in %s's tx_dropped): give both the same MTU (ip "
+			"link set dev %s mtu %u)", p->ifname, in, q->ifname, out,
+			out + HDP_FWD_MTU_OVERHEAD + 1, in + HDP_FWD_MTU_OVERHEAD, q->ifname,
+			q->ifname, in) != 0;
+	}
+	return errors;
 }
 
 /*
@@ -200,6 +237,7 @@ static int check_sizes(const struct hdp_fwd_cfg *cfg)
 			HDP_FWD_MTU_OVERHEAD, cfg->frame_size == 2048 && need <= HDP_FWD_CHAIN_MAX *
 			hdp_fwd_frame_room(4096) ? ", or set frame_size = 4096" : "") != 0;
 	}
+	errors += check_peer_mtus(cfg);
 	return errors ? -EINVAL : 0;
 }
 
