@@ -118,7 +118,7 @@ Test(fwd_chain, a_chain_longer_than_a_pass_is_gathered_across_passes)
 }
 
 /* Frames the "kernel" took from port 0's fill ring. */
-static uint64_t frames[64];
+static uint64_t frames[256];
 
 static struct xdp_desc frag(unsigned i, uint32_t len, bool more)
 {
