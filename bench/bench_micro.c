@@ -115,7 +115,7 @@ struct micro_sizes {
 	unsigned n;
 	uint32_t len[BENCH_SIZES_MAX];
 	bool fits[BENCH_SIZES_MAX];
-	uint32_t max_len;	/* the longest the loopback posts */
+	uint32_t max_len;	/* the longest frame the loopback carries */
 };
 
 static double s_ns[BENCH_SIZES_MAX][16][BENCH_TRIALS_MAX], s_cyc[BENCH_SIZES_MAX][16][BENCH_TRIALS_MAX];
@@ -132,11 +132,12 @@ static int measure(const struct bench_opts *o, const struct bench_profile *p,
 	static uint8_t pkt[BENCH_SIZE_MAX];
 	unsigned steps = o->quick ? 3000 : 20000;
 	struct hdp_fwd *f = make_forwarder(&cfg);
+	bool multi_buffer;
 	unsigned lost;
 
 	if (!f)
 		return -1;
-	sz->max_len = hdp_fwd_loopback_max_len(f);
+	hdp_fwd_port_frames(f, 0, &sz->max_len, &multi_buffer);
 	for (unsigned z = 0; z < sz->n; z++)
 		sz->fits[z] = sz->len[z] <= sz->max_len;
 	for (unsigned t = 0; t < o->trials; t++) {
@@ -299,11 +300,10 @@ int bench_micro(const struct bench_opts *o)
 			bench_report_md(&r, "%s### %u-byte frames\n\n", z ? "\n" : "", sz.len[z]);
 		if (!sz.fits[z]) {
 			bench_report_md(&r, "cannot (needs multi-buffer in fwd_loopback): the loopback "
-					"posts one frame per packet, %u bytes at most after the "
-					"headroom.\n", sz.max_len);
+					"carries frames of %u bytes at most.\n", sz.max_len);
 			used += (size_t)snprintf(sizes_json + used, sizeof(sizes_json) - used,
 						 "%s{\"size\":%u,\"cannot\":\"needs multi-buffer in "
-						 "fwd_loopback (one frame holds %u bytes)\"}",
+						 "fwd_loopback (it carries %u bytes at most)\"}",
 						 z ? "," : "", sz.len[z], sz.max_len);
 			continue;
 		}
