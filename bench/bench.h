@@ -34,10 +34,11 @@ struct bench_opts {
 	int cpu;		/* pin the measuring thread; -1: leave it */
 	const char *only;	/* micro: these profiles (and off), comma separated */
 	const char *threads;	/* micro: "1,2": workers sharing one pool */
+	const char *sizes;	/* micro: frame lengths, "60,1500"; compare: its --size */
 	const struct bench_paths *paths;
 	/* compare: passed on to bench/compare */
 	bool profile;
-	const char *placement, *contenders, *seconds;
+	const char *placement, *contenders, *seconds, *generator;
 };
 
 struct bench_stat {
@@ -54,6 +55,10 @@ uint64_t bench_now_ns(void);
 struct hdp_fwd;
 /* The 60-byte frame micro forwards; a profile ("@file.ini" or a spec) applied. */
 extern const uint8_t bench_packet[60];
+/* bench_packet's headers, grown to @len bytes (60..BENCH_SIZE_MAX) of payload. */
+void bench_packet_fill(uint8_t *buf, uint32_t len);
+#define BENCH_SIZE_MAX 9000
+#define BENCH_SIZES_MAX 8
 int bench_apply_profile(struct hdp_fwd *f, const char *spec, const char *configs);
 /* micro --threads: the pipeline with one worker per thread, one shared pool. */
 int bench_micro_threads(const struct bench_opts *o);
@@ -72,6 +77,7 @@ struct bench_report {
 	FILE *json, *md, *plot;
 	unsigned nruns;
 	char plot_name[32], plot_x[64], plot_y[64];
+	char top[2048];		/* more top-level JSON fields, written at close */
 };
 
 int bench_report_open(struct bench_report *r, const struct bench_opts *o,
@@ -82,6 +88,8 @@ void bench_report_run(struct bench_report *r, const char *contender,
 		      const char *profile, const struct bench_stat *pps,
 		      const struct bench_stat *ns, const struct bench_stat *cycles,
 		      double ratio_to_off, const char *extra);
+/* A top-level field of results.json: "key":@json, after "runs". */
+void bench_report_top(struct bench_report *r, const char *key, const char *json);
 void bench_plot_begin(struct bench_report *r, const char *name, const char *xlabel,
 		      const char *ylabel);
 void bench_plot_point(struct bench_report *r, double x, double y);

@@ -51,6 +51,18 @@ const uint8_t bench_packet[60] = {
 	0, 9, 0, 9, 0, 26, 0, 0,
 };
 
+void bench_packet_fill(uint8_t *buf, uint32_t len)
+{
+	uint16_t ip_len = (uint16_t)(len - 14), udp_len = (uint16_t)(len - 34);
+
+	memset(buf, 0, len);
+	memcpy(buf, bench_packet, sizeof(bench_packet));
+	buf[16] = (uint8_t)(ip_len >> 8);
+	buf[17] = (uint8_t)ip_len;
+	buf[38] = (uint8_t)(udp_len >> 8);
+	buf[39] = (uint8_t)udp_len;
+}
+
 /* [global] and [port:…] of a shipped file are hdp-fwd's, not ours. */
 static int other_section(void *ctx, const char *section, const char *key,
 			 const char *value, const char *file, int line)
@@ -78,12 +90,13 @@ int bench_apply_profile(struct hdp_fwd *f, const char *spec, const char *configs
 }
 
 /* ns and cycles per packet over @steps steps. */
-static void run(struct hdp_fwd *f, unsigned steps, double *ns, double *cyc)
+static void run(struct hdp_fwd *f, const uint8_t *pkt, uint32_t len, unsigned steps,
+		double *ns, double *cyc)
 {
 	uint64_t t0 = bench_now_ns(), c0 = cycles(), pkts = 0;
 
 	for (unsigned i = 0; i < steps; i++)
-		pkts += hdp_fwd_loopback_step(f, bench_packet, sizeof(bench_packet), 64);
+		pkts += hdp_fwd_loopback_step(f, pkt, len, 64);
 	*ns = (double)(bench_now_ns() - t0) / (double)pkts;
 	*cyc = (double)(cycles() - c0) / (double)pkts;
 }
@@ -97,38 +110,87 @@ static struct hdp_fwd *make_forwarder(struct hdp_fwd_cfg *cfg)
 	return hdp_fwd_create_loopback(cfg);
 }
 
-/* Measure @n profiles interleaved; stats into @ns and @cyc per profile. */
+/* Frame lengths to forward, and which of them the loopback can carry. */
+struct micro_sizes {
+	unsigned n;
+	uint32_t len[BENCH_SIZES_MAX];
+	bool fits[BENCH_SIZES_MAX];
+	uint32_t max_len;	/* the longest frame the loopback carries */
+};
+
+static double s_ns[BENCH_SIZES_MAX][16][BENCH_TRIALS_MAX], s_cyc[BENCH_SIZES_MAX][16][BENCH_TRIALS_MAX];
+
+/*
+ * Measure @n profiles at every size that fits, interleaved (sizes within a
+ * trial, profiles within a size); stats into @ns[size][profile] and @cyc.
+ */
 static int measure(const struct bench_opts *o, const struct bench_profile *p,
-		   unsigned n, struct bench_stat *ns, struct bench_stat *cyc)
+		   unsigned n, struct micro_sizes *sz, struct bench_stat ns[][16],
+		   struct bench_stat cyc[][16])
 {
 	static struct hdp_fwd_cfg cfg;
-	double s_ns[16][BENCH_TRIALS_MAX], s_cyc[16][BENCH_TRIALS_MAX];
+	static uint8_t pkt[BENCH_SIZE_MAX];
 	unsigned steps = o->quick ? 3000 : 20000;
 	struct hdp_fwd *f = make_forwarder(&cfg);
+	bool multi_buffer;
 	unsigned lost;
 
 	if (!f)
 		return -1;
+	hdp_fwd_port_frames(f, 0, &sz->max_len, &multi_buffer);
+	for (unsigned z = 0; z < sz->n; z++)
+		sz->fits[z] = sz->len[z] <= sz->max_len;
 	for (unsigned t = 0; t < o->trials; t++) {
-		for (unsigned k = 0; k < n; k++) {
-			/* Rotate the order each trial: no profile always goes first. */
-			unsigned i = (k + t) % n;
+		for (unsigned z = 0; z < sz->n; z++) {
+			if (!sz->fits[z])
+				continue;
+			bench_packet_fill(pkt, sz->len[z]);
+			for (unsigned k = 0; k < n; k++) {
+				/* Rotate the order each trial: no profile always goes first. */
+				unsigned i = (k + t) % n;
 
-			if (bench_apply_profile(f, p[i].spec, o->paths->configs))
-				return -1;
-			run(f, steps / 10, &s_ns[i][t], &s_cyc[i][t]);	/* warm up */
-			run(f, steps, &s_ns[i][t], &s_cyc[i][t]);
+				if (bench_apply_profile(f, p[i].spec, o->paths->configs))
+					return -1;
+				run(f, pkt, sz->len[z], steps / 10, &s_ns[z][i][t],
+				    &s_cyc[z][i][t]);	/* warm up */
+				run(f, pkt, sz->len[z], steps, &s_ns[z][i][t], &s_cyc[z][i][t]);
+			}
 		}
 		bench_progress("micro: trial %u of %u", t + 1, o->trials);
 	}
-	for (unsigned i = 0; i < n; i++) {
-		bench_stat_of(s_ns[i], o->trials, &ns[i]);
-		bench_stat_of(s_cyc[i], o->trials, &cyc[i]);
+	for (unsigned z = 0; z < sz->n; z++) {
+		for (unsigned i = 0; sz->fits[z] && i < n; i++) {
+			bench_stat_of(s_ns[z][i], o->trials, &ns[z][i]);
+			bench_stat_of(s_cyc[z][i], o->trials, &cyc[z][i]);
+		}
 	}
 	lost = hdp_fwd_loopback_destroy(f);
 	if (lost) {
 		fprintf(stderr, "hdp-bench: %u frames lost by the pipeline\n", lost);
 		return -1;
+	}
+	return 0;
+}
+
+/* --size 60,1500,...: 0, or -1 with the reason printed. */
+static int parse_sizes(const char *list, struct micro_sizes *sz)
+{
+	const char *at = list ? list : "60";
+	char *end;
+
+	memset(sz, 0, sizeof(*sz));
+	while (*at) {
+		unsigned long len = strtoul(at, &end, 10);
+
+		if (end == at || (*end && *end != ',') || len < 60 || len > BENCH_SIZE_MAX ||
+		    sz->n == BENCH_SIZES_MAX) {
+			fprintf(stderr, "hdp-bench: --size '%s': expected up to %d frame lengths "
+				"from 60 to %d, e.g. 60,1500,9000\n", list, BENCH_SIZES_MAX,
+				BENCH_SIZE_MAX);
+			return -1;
+		}
+		sz->len[sz->n++] = (uint32_t)len;
+		at = *end ? end + 1 : end;
 	}
 	return 0;
 }
@@ -155,13 +217,64 @@ static unsigned pick_profiles(const struct bench_opts *o, struct bench_profile *
 	return n;
 }
 
+/* Added ns per packet for each KiB of frame, smallest measured size to largest. */
+static void report_per_kib(struct bench_report *r, const struct bench_profile *p, unsigned n,
+			   const struct micro_sizes *sz, struct bench_stat ns[][16])
+{
+	unsigned lo = BENCH_SIZES_MAX, hi = BENCH_SIZES_MAX, measured = 0;
+
+	for (unsigned z = 0; z < sz->n; z++) {
+		if (!sz->fits[z])
+			continue;
+		measured++;
+		if (lo == BENCH_SIZES_MAX || sz->len[z] < sz->len[lo])
+			lo = z;
+		if (hi == BENCH_SIZES_MAX || sz->len[z] > sz->len[hi])
+			hi = z;
+	}
+	if (measured < 2 || sz->len[lo] == sz->len[hi])
+		return;
+	bench_report_md(r, "\n### What each protection costs per byte\n\n"
+			"Added ns per packet over off at each size, and per KiB of frame "
+			"(%u to %u bytes); off's own row is the pipeline's (its copy of each "
+			"packet into the frame, the kernel's part here, included).\n\n| profile |",
+			sz->len[lo], sz->len[hi]);
+	for (unsigned z = 0; z < sz->n; z++)
+		if (sz->fits[z])
+			bench_report_md(r, " %u B |", sz->len[z]);
+	bench_report_md(r, " per KiB |\n|---|");
+	for (unsigned z = 0; z < measured + 1; z++)
+		bench_report_md(r, "---:|");
+	bench_report_md(r, "\n");
+	for (unsigned i = 0; i < n; i++) {
+		double base_lo = i ? ns[lo][0].median : 0, base_hi = i ? ns[hi][0].median : 0;
+		double kib = (double)(sz->len[hi] - sz->len[lo]) / 1024.0;
+
+		bench_report_md(r, "| %s |", p[i].name);
+		for (unsigned z = 0; z < sz->n; z++)
+			if (sz->fits[z])
+				bench_report_md(r, i ? " %+.1f |" : " %.1f |",
+						ns[z][i].median - (i ? ns[z][0].median : 0));
+		bench_report_md(r, i ? " %+.1f |\n" : " %.1f |\n",
+				((ns[hi][i].median - base_hi) - (ns[lo][i].median - base_lo)) / kib);
+	}
+}
+
 int bench_micro(const struct bench_opts *o)
 {
 	struct bench_profile micro[HDP_ARRAY_SIZE(micro_profiles)];
 	unsigned n = pick_profiles(o, micro);
-	struct bench_stat ns[16], cyc[16];
+	static struct bench_stat ns[BENCH_SIZES_MAX][16], cyc[BENCH_SIZES_MAX][16];
+	struct micro_sizes sz;
 	struct bench_report r;
+	char extra[64], sizes_json[1024];
+	size_t used = 0;
 
+	if (o->threads && o->sizes) {
+		fprintf(stderr, "hdp-bench: micro: --threads forwards 60-byte frames; "
+			"--size is for micro without it\n");
+		return 2;
+	}
 	if (o->threads)
 		return bench_micro_threads(o);
 
@@ -169,24 +282,50 @@ int bench_micro(const struct bench_opts *o)
 		fprintf(stderr, "hdp-bench: --only '%s': no such profile\n", o->only);
 		return 2;
 	}
-	if (measure(o, micro, n, ns, cyc))
+	if (parse_sizes(o->sizes, &sz))
+		return 2;
+	if (measure(o, micro, n, &sz, ns, cyc))
 		return 1;
 	if (bench_report_open(&r, o, "micro"))
 		return 1;
 	bench_report_md(&r, "## micro: the forwarding pipeline over in-memory rings\n\n"
 			"Descriptor check, frame alloc and free through the UMEM pool, macswap, "
-			"60-byte frames, bursts of 64, one core. Median of %u trials "
-			"(min-max); profiles interleaved.\n\n"
-			"| profile | ns/pkt | min | max | cycles/pkt | ratio to off | added ns/pkt |\n"
-			"|---|---:|---:|---:|---:|---:|---:|\n", o->trials);
-	for (unsigned i = 0; i < n; i++) {
-		bench_report_md(&r, "| %s | %.1f | %.1f | %.1f | %.0f | %.2f | %+.1f |\n",
-				micro[i].name, ns[i].median, ns[i].min, ns[i].max,
-				cyc[i].median, ns[i].median / ns[0].median,
-				ns[i].median - ns[0].median);
-		bench_report_run(&r, "hdp-fwd", micro[i].name, NULL, &ns[i],
-				 &cyc[i], ns[i].median / ns[0].median, NULL);
+			"%s frames, bursts of 64, one core. Median of %u trials "
+			"(min-max); profiles interleaved.\n\n",
+			sz.n == 1 && sz.fits[0] ? (sz.len[0] == 60 ? "60-byte" : "fixed-length")
+						: "fixed-length", o->trials);
+	used += (size_t)snprintf(sizes_json, sizeof(sizes_json), "[");
+	for (unsigned z = 0; z < sz.n; z++) {
+		if (sz.n > 1 || sz.len[z] != 60)
+			bench_report_md(&r, "%s### %u-byte frames\n\n", z ? "\n" : "", sz.len[z]);
+		if (!sz.fits[z]) {
+			bench_report_md(&r, "cannot (needs multi-buffer in fwd_loopback): the loopback "
+					"carries frames of %u bytes at most.\n", sz.max_len);
+			used += (size_t)snprintf(sizes_json + used, sizeof(sizes_json) - used,
+						 "%s{\"size\":%u,\"cannot\":\"needs multi-buffer in "
+						 "fwd_loopback (it carries %u bytes at most)\"}",
+						 z ? "," : "", sz.len[z], sz.max_len);
+			continue;
+		}
+		used += (size_t)snprintf(sizes_json + used, sizeof(sizes_json) - used,
+					 "%s{\"size\":%u,\"cannot\":null}", z ? "," : "", sz.len[z]);
+		bench_report_md(&r, "| profile | ns/pkt | min | max | cycles/pkt | ratio to off | added ns/pkt |\n"
+				"|---|---:|---:|---:|---:|---:|---:|\n");
+		for (unsigned i = 0; i < n; i++) {
+			struct bench_stat *x = &ns[z][i], *off = &ns[z][0];
+
+			bench_report_md(&r, "| %s | %.1f | %.1f | %.1f | %.0f | %.2f | %+.1f |\n",
+					micro[i].name, x->median, x->min, x->max,
+					cyc[z][i].median, x->median / off->median,
+					x->median - off->median);
+			snprintf(extra, sizeof(extra), "\"size\":%u", sz.len[z]);
+			bench_report_run(&r, "hdp-fwd", micro[i].name, NULL, x, &cyc[z][i],
+					 x->median / off->median, extra);
+		}
 	}
+	snprintf(sizes_json + used, sizeof(sizes_json) - used, "]");
+	bench_report_top(&r, "sizes", sizes_json);
+	report_per_kib(&r, micro, n, &sz, ns);
 	return bench_report_close(&r);
 }
 
@@ -194,8 +333,10 @@ int bench_sample(const struct bench_opts *o)
 {
 	struct bench_profile p[HDP_ARRAY_SIZE(samples) + 1];
 	char specs[HDP_ARRAY_SIZE(samples)][128], names[HDP_ARRAY_SIZE(samples)][16];
+	static struct bench_stat ns2[BENCH_SIZES_MAX][16], cyc2[BENCH_SIZES_MAX][16];
 	struct bench_stat ns[16], cyc[16];
 	unsigned n = HDP_ARRAY_SIZE(samples) + 1;
+	struct micro_sizes sz = { .n = 1, .len = { sizeof(bench_packet) } };
 	struct bench_report r;
 	char extra[64];
 
@@ -207,8 +348,10 @@ int bench_sample(const struct bench_opts *o)
 			 samples[i]);
 		p[i + 1] = (struct bench_profile){ names[i], specs[i] };
 	}
-	if (measure(o, p, n, ns, cyc))
+	if (measure(o, p, n, &sz, ns2, cyc2))
 		return 1;
+	memcpy(ns, ns2[0], sizeof(ns));
+	memcpy(cyc, cyc2[0], sizeof(cyc));
 	if (bench_report_open(&r, o, "sample"))
 		return 1;
 	bench_report_md(&r, "## sample: slowdown against tag_sample (micro pipeline, soft tags)\n\n"

@@ -186,6 +186,17 @@ void bench_report_run(struct bench_report *r, const char *contender,
 		extra ? extra : "");
 }
 
+void bench_report_top(struct bench_report *r, const char *key, const char *json)
+{
+	size_t used = strlen(r->top);
+	int n = snprintf(r->top + used, sizeof(r->top) - used, ",\"%s\":%s", key, json);
+
+	if (n < 0 || (size_t)n >= sizeof(r->top) - used) {
+		r->top[used] = '\0';	/* all of a field or none: the JSON stays whole */
+		bench_progress("results.json: no room for \"%s\"", key);
+	}
+}
+
 void bench_plot_begin(struct bench_report *r, const char *name, const char *xlabel,
 		      const char *ylabel)
 {
@@ -230,7 +241,7 @@ void bench_plot_end(struct bench_report *r)
 int bench_report_close(struct bench_report *r)
 {
 	if (r->json) {
-		fprintf(r->json, "]}\n");
+		fprintf(r->json, "]%s}\n", r->top);
 		fclose(r->json);
 	}
 	if (r->md)

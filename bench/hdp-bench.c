@@ -20,14 +20,35 @@
 #include "config.h"
 
 /*
+ * The fixed lengths of a compare --size list ("60,1500,imix,64-1500" ->
+ * "60,1500"): micro forwards one length at a time.
+ */
+static const char *fixed_sizes(const char *list, char *buf, size_t len)
+{
+	size_t used = 0;
+	const char *at = list;
+
+	buf[0] = '\0';
+	while (*at) {
+		size_t n = strcspn(at, ",");
+
+		if (n && strspn(at, "0123456789") == n && used + n + 2 < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%.*s", used ? "," : "",
+						 (int)n, at);
+		at += n + (at[n] == ',');
+	}
+	return buf;
+}
+
+/*
  * compare drives namespaces, daemons and DPDK: the script next to us does
  * it. First micro, in this process, into DIR/micro, so that the report can
  * set each protection's added cost against the whole cost per packet.
  */
 static int bench_compare(const struct bench_opts *o, const char *argv0)
 {
-	char trials[16], script[BENCH_PATH_MAX + 32], micro_dir[4096];
-	const char *args[20];
+	char trials[16], script[BENCH_PATH_MAX + 32], micro_dir[4096], micro_sizes[256];
+	const char *args[24];
 	int n = 0;
 
 	(void)argv0;
@@ -38,7 +59,10 @@ static int bench_compare(const struct bench_opts *o, const char *argv0)
 		if (mkdir(micro_dir, 0755) && errno != EEXIST)
 			return 1;
 		mo.out_dir = micro_dir;
-		if (bench_micro(&mo))
+		mo.sizes = o->sizes ? fixed_sizes(o->sizes, micro_sizes, sizeof(micro_sizes)) : NULL;
+		if (mo.sizes && !*mo.sizes)
+			bench_progress("micro: no fixed frame length in --size '%s': not run", o->sizes);
+		else if (bench_micro(&mo))
 			return 1;
 	}
 	snprintf(script, sizeof(script), "%s/compare", o->paths->scripts);
@@ -67,6 +91,14 @@ static int bench_compare(const struct bench_opts *o, const char *argv0)
 	if (o->seconds) {
 		args[n++] = "--seconds";
 		args[n++] = o->seconds;
+	}
+	if (o->sizes) {
+		args[n++] = "--size";
+		args[n++] = o->sizes;
+	}
+	if (o->generator) {
+		args[n++] = "--generator";
+		args[n++] = o->generator;
 	}
 	args[n++] = NULL;
 	bench_paths_export(o->paths);
@@ -167,9 +199,19 @@ static void usage(FILE *f)
 		"  --only LIST micro: only these profiles (and off), e.g. default,strict\n"
 		"  --threads LIST  micro: one worker per thread sharing one pool, e.g. 1,2;\n"
 		"              packets per second and the ratio to the first count\n"
+		"  --size LIST micro and compare: frame lengths without FCS (default 60),\n"
+		"              e.g. 60,1500,9000; compare also takes imix and MIN-MAX.\n"
+		"              micro: a length past one frame goes in chains of frames, as\n"
+		"              hdp-fwd's multi-buffer ports take it; compare: packets/s and Gbit/s\n"
+		"              per size and contender, \"cannot\" with the reason where a\n"
+		"              contender cannot carry a size, throughput.png against size\n"
 		"compare only:\n"
 		"  --profile          perf on the contender's core: CPU per packet by stage\n"
-		"  --placement P      same (default: ingress NAPI on the contender's core) or split\n"
+		"  --placement P      same (default: every contender's receive work in f0's NAPI\n"
+		"                     thread, on the contender's core), same-rps (the socket path's\n"
+		"                     by RPS, in softirq, as before issue 26) or split\n"
+		"  --generator G      auto (default: dpdk-testpmd for one length up to 1514,\n"
+		"                     hdp-gen for the rest), testpmd or hdp-gen\n"
 		"  --contenders LIST  e.g. hdp-off,hdp-default,hdp-default-busy,kernel-socket;\n"
 		"                     hdp-PROFILE+KEY=VALUE+... a variant, ini:PATH a config file\n"
 		"  --seconds S        measuring window per trial (default 4)\n");
@@ -188,6 +230,8 @@ int main(int argc, char **argv)
 		{ "placement", required_argument, NULL, 'L' },
 		{ "contenders", required_argument, NULL, 'C' },
 		{ "seconds", required_argument, NULL, 'S' },
+		{ "size", required_argument, NULL, 'Z' },
+		{ "generator", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -236,12 +280,25 @@ int main(int argc, char **argv)
 			o.profile = true;
 			break;
 		case 'L':
-			if (strcmp(optarg, "same") && strcmp(optarg, "split")) {
-				fprintf(stderr, "hdp-bench: --placement '%s': expected same or split\n",
-					optarg);
+			if (strcmp(optarg, "same") && strcmp(optarg, "same-rps") &&
+			    strcmp(optarg, "split")) {
+				fprintf(stderr, "hdp-bench: --placement '%s': expected same, same-rps "
+					"or split\n", optarg);
 				return 2;
 			}
 			o.placement = optarg;
+			break;
+		case 'Z':
+			o.sizes = optarg;
+			break;
+		case 'G':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "testpmd") &&
+			    strcmp(optarg, "hdp-gen")) {
+				fprintf(stderr, "hdp-bench: --generator '%s': expected auto, testpmd "
+					"or hdp-gen\n", optarg);
+				return 2;
+			}
+			o.generator = optarg;
 			break;
 		case 'C':
 			o.contenders = optarg;
