@@ -317,7 +317,6 @@ int hdp_fwd_reconfigure(struct hdp_fwd *f, struct hdp_fwd_cfg *running,
 	X(INVALID_DESC, invalid_desc, "a descriptor outside the UMEM or its chunk")   \
 	X(RUNT, runt, "a frame too short for the mode")                               \
 	X(TX_FULL, tx_full, "no room on the output's TX ring (for the whole chain)")  \
-	X(COPY, copy, "a checked copy refused")                                       \
 	X(CHAIN_LONG, chain_long, "a chain of more frames than the kernel sends")     \
 	X(CHAIN_CUT, chain_cut, "a chain cut off by an invalid descriptor")           \
 	X(CHAIN_REUSE, chain_reuse, "a chain that names one frame twice")             \
