@@ -189,6 +189,9 @@ static void usage(FILE *f)
 		"            end to end through compare (root, with --out)\n"
 		"  compare   hdp-fwd profiles, kernel XDP redirect, dpdk-testpmd and the\n"
 		"            kernel socket path on the namespace topology (root)\n"
+		"  latency   what a packet waits in each contender (p50 ... p99.9, max) and\n"
+		"            the CPU it costs, at fixed loads and shares of saturation,\n"
+		"            against a direct veth path (root; its options: latency --help)\n"
 		"  dpdk      dpdk-testpmd on net_null: mbufs on DPDK's ring driver or on\n"
 		"            hdp's per profile, cache on and off (root; docs/DPDK.md)\n"
 		"options:\n"
@@ -217,6 +220,26 @@ static void usage(FILE *f)
 		"  --seconds S        measuring window per trial (default 4)\n");
 }
 
+/*
+ * latency is the script next to us, with its own options (loads, the
+ * spin of the -spin contenders): everything after the mode goes to it.
+ */
+static int bench_latency(int argc, char **argv)
+{
+	static struct bench_paths paths;
+	char script[BENCH_PATH_MAX + 32];
+
+	if (bench_paths_find(&paths))
+		return 2;
+	snprintf(script, sizeof(script), "%s/latency", paths.scripts);
+	argv[0] = script;
+	(void)argc;
+	bench_paths_export(&paths);
+	execv(script, argv);
+	fprintf(stderr, "hdp-bench: %s: %s\n", script, strerror(errno));
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -240,6 +263,8 @@ int main(int argc, char **argv)
 	char *end;
 	int opt;
 
+	if (argc >= 2 && strcmp(argv[1], "latency") == 0)
+		return bench_latency(argc - 1, argv + 1);
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'q':

@@ -189,3 +189,62 @@ Test(gen_frame, payload_has_no_zero_byte)
 	cr_assert_null(memchr(f + HDP_GEN_PAYLOAD_OFF, 0,
 			      HDP_GEN_FRAME_MAX - HDP_GEN_PAYLOAD_OFF));
 }
+
+/* A stamped frame: its stamp is written after the checksum and left out of it. */
+Test(gen_frame, stamped_frames_check_intact_whatever_their_stamp)
+{
+	static const uint64_t stamps[] = { 0, 1, 123456789012345ull, HDP_GEN_STAMP_MASK };
+	struct hdp_gen_check c;
+
+	for (unsigned len = HDP_GEN_STAMPED_MIN; len <= HDP_GEN_FRAME_MAX; len += 7) {
+		hdp_gen_frame_build_stamped(f, len, dst, src, len, 1);
+		for (size_t i = 0; i < sizeof(stamps) / sizeof(stamps[0]); i++) {
+			hdp_gen_frame_stamp(f, stamps[i]);
+			cr_assert_eq(hdp_gen_frame_check(f, len, &c), HDP_GEN_INTACT,
+				     "%u bytes: %s", len, c.why);
+			cr_assert(c.stamped);
+			cr_assert_eq(c.seq, len);
+		}
+	}
+}
+
+Test(gen_frame, a_stamp_is_48_bits_big_endian_at_its_offset)
+{
+	hdp_gen_frame_build_stamped(f, 60, dst, src, 9, 0);
+	cr_assert_eq(f[HDP_GEN_MAGIC_OFF], 'h');
+	cr_assert_eq(f[HDP_GEN_MAGIC_OFF + 1], 'T');
+	hdp_gen_frame_stamp(f, 0xfedcba9876543210ull);
+	cr_assert_eq(memcmp(f + HDP_GEN_STAMP_OFF, "\xba\x98\x76\x54\x32\x10", 6), 0);
+}
+
+Test(gen_frame, a_stamped_frames_payload_and_headers_are_still_checked)
+{
+	struct hdp_gen_check c;
+
+	for (size_t k = 0; k < sizeof(lengths) / sizeof(lengths[0]); k++) {
+		unsigned len = lengths[k];
+
+		if (len < HDP_GEN_STAMPED_MIN)
+			continue;
+		hdp_gen_frame_build_stamped(f, len, dst, src, 5, 0);
+		hdp_gen_frame_stamp(f, 777);
+		/* Every byte after the MACs but the stamp's six. */
+		for (unsigned i = 12; i < len; i++) {
+			if (i >= HDP_GEN_STAMP_OFF && i < HDP_GEN_STAMPED_MIN)
+				continue;
+			f[i] ^= 0x10;
+			cr_assert_neq(hdp_gen_frame_check(f, len, &c), HDP_GEN_INTACT,
+				      "%u bytes: byte %u flipped and not caught", len, i);
+			f[i] ^= 0x10;
+		}
+	}
+}
+
+Test(gen_frame, a_plain_frames_checksum_is_unchanged_by_stamping_support)
+{
+	/* The checksum of a plain frame still runs over 46..49 and 50..len-1 in one piece. */
+	hdp_gen_frame_build(f, 1514, dst, src, 3, 0);
+	cr_assert_eq(((uint32_t)f[46] << 24 | (uint32_t)f[47] << 16 | (uint32_t)f[48] << 8 | f[49]),
+		     ~hdp_crc32c_update(hdp_crc32c_update(HDP_CRC32C_SEED, f + 42, 4), f + 50,
+					1514 - 50));
+}

@@ -58,11 +58,20 @@ static uint16_t ip_csum(const struct iphdr *ip)
 	return (uint16_t)~sum;
 }
 
-static uint32_t frame_crc(const uint8_t *f, unsigned len)
+/* The payload's first byte: after the stamp in a stamped frame. */
+static unsigned payload_off(int stamped)
+{
+	return stamped ? HDP_GEN_STAMPED_MIN : HDP_GEN_PAYLOAD_OFF;
+}
+
+/* Over seq, len, magic and the payload: never the MACs or the stamp. */
+static uint32_t frame_crc(const uint8_t *f, unsigned len, int stamped)
 {
 	uint32_t crc = hdp_crc32c_update(HDP_CRC32C_SEED, f + HDP_GEN_SEQ_OFF, 4);
+	unsigned off = payload_off(stamped);
 
-	return ~hdp_crc32c_update(crc, f + HDP_GEN_LEN_OFF, len - HDP_GEN_LEN_OFF);
+	crc = hdp_crc32c_update(crc, f + HDP_GEN_LEN_OFF, HDP_GEN_PAYLOAD_OFF - HDP_GEN_LEN_OFF);
+	return ~hdp_crc32c_update(crc, f + off, len - off);
 }
 
 /*
@@ -93,9 +102,10 @@ static void build_headers(uint8_t *f, unsigned len, uint32_t flow)
 	memcpy(f + UDP_OFF, &udp, sizeof(udp));
 }
 
-void hdp_gen_frame_build(uint8_t *f, unsigned len, const uint8_t dst[6],
-			 const uint8_t src[6], uint32_t seq, uint32_t flow)
+static void build(uint8_t *f, unsigned len, const uint8_t dst[6], const uint8_t src[6],
+		  uint32_t seq, uint32_t flow, int stamped)
 {
+	unsigned off = payload_off(stamped);
 	uint32_t be32;
 	uint16_t be16;
 
@@ -116,11 +126,25 @@ void hdp_gen_frame_build(uint8_t *f, unsigned len, const uint8_t dst[6],
 	}
 	be16 = htons((uint16_t)len);
 	memcpy(f + HDP_GEN_LEN_OFF, &be16, 2);
-	be16 = htons(HDP_GEN_MAGIC);
+	be16 = htons(stamped ? HDP_GEN_MAGIC_STAMPED : HDP_GEN_MAGIC);
 	memcpy(f + HDP_GEN_MAGIC_OFF, &be16, 2);
-	memcpy(f + HDP_GEN_PAYLOAD_OFF, pattern_for(seq), len - HDP_GEN_PAYLOAD_OFF);
-	be32 = htonl(frame_crc(f, len));
+	if (stamped)
+		memset(f + HDP_GEN_STAMP_OFF, 0, HDP_GEN_STAMP_LEN);
+	memcpy(f + off, pattern_for(seq), len - off);
+	be32 = htonl(frame_crc(f, len, stamped));
 	memcpy(f + HDP_GEN_CHECK_OFF, &be32, 4);
+}
+
+void hdp_gen_frame_build(uint8_t *f, unsigned len, const uint8_t dst[6],
+			 const uint8_t src[6], uint32_t seq, uint32_t flow)
+{
+	build(f, len, dst, src, seq, flow, 0);
+}
+
+void hdp_gen_frame_build_stamped(uint8_t *f, unsigned len, const uint8_t dst[6],
+				 const uint8_t src[6], uint32_t seq, uint32_t flow)
+{
+	build(f, len, dst, src, seq, flow, 1);
 }
 
 static uint16_t get16(const uint8_t *p)
@@ -166,8 +190,11 @@ enum hdp_gen_verdict hdp_gen_frame_check(const uint8_t *f, size_t len,
 		return verdict(c, HDP_GEN_TRUNCATED, "shorter than its IPv4 total length");
 	if (ip_stated < HDP_GEN_TAGGED_MIN)
 		return verdict(c, HDP_GEN_FOREIGN, "too short to carry a checksum and a length");
-	if (get16(f + HDP_GEN_MAGIC_OFF) != HDP_GEN_MAGIC)
+	c->stamped = get16(f + HDP_GEN_MAGIC_OFF) == HDP_GEN_MAGIC_STAMPED;
+	if (get16(f + HDP_GEN_MAGIC_OFF) != HDP_GEN_MAGIC && !c->stamped)
 		return verdict(c, HDP_GEN_CORRUPTED, "no hdp-gen magic");
+	if (c->stamped && ip_stated < HDP_GEN_STAMPED_MIN)
+		return verdict(c, HDP_GEN_CORRUPTED, "stamped, but too short for its stamp");
 	c->stated = get16(f + HDP_GEN_LEN_OFF);
 	if (len < c->stated)
 		return verdict(c, HDP_GEN_TRUNCATED, "shorter than its len field");
@@ -183,10 +210,10 @@ enum hdp_gen_verdict hdp_gen_frame_check(const uint8_t *f, size_t len,
 	build_headers(want, c->stated, flow);
 	if (memcmp(f + 12, want + 12, HDP_GEN_SEQ_OFF - 12))
 		return verdict(c, HDP_GEN_CORRUPTED, "IPv4 or UDP header not as sent");
-	if (get32(f + HDP_GEN_CHECK_OFF) != frame_crc(f, c->stated))
+	if (get32(f + HDP_GEN_CHECK_OFF) != frame_crc(f, c->stated, c->stamped))
 		return verdict(c, HDP_GEN_CORRUPTED, "checksum wrong");
-	if (memcmp(f + HDP_GEN_PAYLOAD_OFF, pattern_for(c->seq),
-		   c->stated - HDP_GEN_PAYLOAD_OFF))
+	if (memcmp(f + payload_off(c->stamped), pattern_for(c->seq),
+		   c->stated - payload_off(c->stamped)))
 		return verdict(c, HDP_GEN_CORRUPTED, "payload not the pattern for its seq");
 	return HDP_GEN_INTACT;
 }

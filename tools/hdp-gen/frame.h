@@ -11,6 +11,17 @@
  *  54  payload: bytes of a fixed pseudo-random pattern (never zero), from
  *      an offset that depends on seq, so neighbouring frames differ
  *
+ * A stamped frame (hdp-gen --stamp, for hdp-bench latency) says "hT" for
+ * its magic and carries its send time in bytes 54..59, before the payload:
+ *
+ *  54  stamp  (6, big-endian): the low 48 bits of CLOCK_MONOTONIC in ns,
+ *      written last, just before the frame is sent (they wrap after 78
+ *      hours; a difference taken modulo 2^48 is still right)
+ *  60  payload, as above
+ *
+ * The checksum leaves the stamp out, so that it can be written after the
+ * checksum, and a 60-byte frame carries it whole.
+ *
  * IPv4 total length and UDP length always match the frame's length.
  * Frames of 46 to 53 bytes carry seq and pattern but no check; shorter
  * frames are a bare Ethernet header and zeros. The checksum covers
@@ -35,6 +46,12 @@
 /* The shortest frame that carries all of the above and can be verified. */
 #define HDP_GEN_TAGGED_MIN HDP_GEN_PAYLOAD_OFF
 #define HDP_GEN_MAGIC 0x6867u
+#define HDP_GEN_MAGIC_STAMPED 0x6854u
+#define HDP_GEN_STAMP_OFF 54u
+#define HDP_GEN_STAMP_LEN 6u
+/* The shortest frame that carries a whole stamp: Ethernet's minimum. */
+#define HDP_GEN_STAMPED_MIN (HDP_GEN_STAMP_OFF + HDP_GEN_STAMP_LEN)
+#define HDP_GEN_STAMP_MASK ((1ull << 48) - 1)
 /* Flows 0..HDP_GEN_FLOWS_MAX - 1 (hdp-gen --flows). */
 #define HDP_GEN_FLOWS_MAX 65535u
 
@@ -49,6 +66,20 @@ void hdp_gen_frame_init(void);
 void hdp_gen_frame_build(uint8_t *f, unsigned len, const uint8_t dst[6],
 			 const uint8_t src[6], uint32_t seq, uint32_t flow);
 
+/*
+ * The same for a stamped frame (@len at least HDP_GEN_STAMPED_MIN): a
+ * stamp of 0 until hdp_gen_frame_stamp writes one.
+ */
+void hdp_gen_frame_build_stamped(uint8_t *f, unsigned len, const uint8_t dst[6],
+				 const uint8_t src[6], uint32_t seq, uint32_t flow);
+
+/* Write @ns (CLOCK_MONOTONIC) into a stamped frame: six stores, no checksum. */
+static inline void hdp_gen_frame_stamp(uint8_t *f, uint64_t ns)
+{
+	for (unsigned i = 0; i < HDP_GEN_STAMP_LEN; i++)
+		f[HDP_GEN_STAMP_OFF + i] = (uint8_t)(ns >> (8 * (HDP_GEN_STAMP_LEN - 1 - i)));
+}
+
 /* What a received frame turned out to be. */
 enum hdp_gen_verdict {
 	HDP_GEN_INTACT,		/* every byte as built */
@@ -60,6 +91,7 @@ enum hdp_gen_verdict {
 struct hdp_gen_check {
 	enum hdp_gen_verdict verdict;
 	uint32_t seq;		/* valid when INTACT; a hint otherwise */
+	int stamped;		/* the frame says "hT": its stamp is not checked */
 	unsigned stated;	/* the length the frame claims, 0 if none */
 	const char *why;	/* what was wrong, for a message; "" when INTACT */
 };

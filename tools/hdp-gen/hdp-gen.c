@@ -9,9 +9,12 @@
  * a range mixed frame by frame, or IMIX. --flows N gives frames N address
  * and port 4-tuples, so that the kernel's flow hash (and a NIC's RSS)
  * spreads them over queues. --corrupt and --truncate spoil every K-th frame
- * on purpose, to prove that a verifier catches it.
+ * on purpose, to prove that a verifier catches it. --stamp sends one frame
+ * at a time with its send time written into it just before the send, for
+ * hdp-bench latency (hdp-sink --latency reads it).
  */
 #include "frame.h"
+#include "pace.h"
 #include "sizes.h"
 
 #include <hdp/fwd.h>
@@ -47,7 +50,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: hdp-gen --iface IF [--count N] [--size BYTES|MIN-MAX|imix] [--rate PPS]\n"
 		"               [--flows N] [--dst-mac MAC] [--src-mac MAC]\n"
-		"               [--corrupt K] [--truncate K]\n"
+		"               [--corrupt K] [--truncate K] [--stamp]\n"
 		"  --count N      frames to send (default 1000; 0: until SIGINT)\n"
 		"  --size BYTES   frame length without FCS, 14..9014 (default 60; below\n"
 		"                 60 makes runts; 9014 is a full frame at MTU 9000); the\n"
@@ -56,7 +59,11 @@ static void usage(FILE *f)
 		"                 and shrink\n"
 		"         imix    simple IMIX, 7:4:1 of 60, 590 and 1514 bytes (64, 594\n"
 		"                 and 1518 on the wire with FCS), interleaved\n"
-		"  --rate PPS     pace to this rate (default: as fast as possible)\n"
+		"  --rate PPS     pace to this rate, frame by frame (default: as fast as\n"
+		"                 possible)\n"
+		"  --stamp        one frame per send, each with its send time\n"
+		"                 (CLOCK_MONOTONIC) written into it just before, for\n"
+		"                 hdp-sink --latency; frames of 60 bytes or more\n"
 		"  --flows N      N flows (addresses and UDP ports), frame after frame in\n"
 		"                 turn, 1..65535 (default 1), for queues to share them\n"
 		"  --corrupt K    flip a bit in the last byte of every K-th frame after its\n"
@@ -126,6 +133,7 @@ int main(int argc, char **argv)
 		{ "src-mac", required_argument, NULL, 'S' },
 		{ "corrupt", required_argument, NULL, 'c' },
 		{ "truncate", required_argument, NULL, 't' },
+		{ "stamp", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -135,7 +143,8 @@ int main(int argc, char **argv)
 	unsigned long count = 1000, rate = 0, sent = 0, flows = 1, corrupt = 0, truncate = 0;
 	unsigned long long bytes = 0;
 	struct hdp_gen_sizes sizes = { .min = 60, .max = 60 };
-	bool src_given = false;
+	bool src_given = false, stamp = false;
+	uint64_t t0_ns;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
@@ -180,12 +189,18 @@ int main(int argc, char **argv)
 			if (parse_ulong(optarg, 1, ULONG_MAX, &truncate))
 				goto bad;
 			break;
+		case 'T': stamp = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	if (!ifname || optind != argc) {
 		usage(stderr);
+		return 2;
+	}
+	if (stamp && sizes.min < HDP_GEN_STAMPED_MIN) {
+		fprintf(stderr, "hdp-gen: --stamp needs frames of %u bytes or more (--size)\n",
+			HDP_GEN_STAMPED_MIN);
 		return 2;
 	}
 	if (!src_given)
@@ -210,22 +225,35 @@ int main(int argc, char **argv)
 	hdp_gen_frame_init();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	hdp_gen_pace_init();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0_ns = hdp_gen_now_ns();
 	while (!stop && (count == 0 || sent < count)) {
 		unsigned n = count && count - sent < BATCH ? (unsigned)(count - sent) : BATCH;
 		int r;
 
+		/* Stamped: one frame a send, or the stamp tells the batch's wait. */
+		if (stamp)
+			n = 1;
 		for (unsigned i = 0; i < n; i++) {
 			uint32_t seq = (uint32_t)(sent + i);
 			unsigned size = hdp_gen_size_of(&sizes, seq);
 
-			hdp_gen_frame_build(frames[i], size, dst, src, seq,
-					    (uint32_t)((sent + i) % flows));
+			if (stamp)
+				hdp_gen_frame_build_stamped(frames[i], size, dst, src, seq,
+							    (uint32_t)((sent + i) % flows));
+			else
+				hdp_gen_frame_build(frames[i], size, dst, src, seq,
+						    (uint32_t)((sent + i) % flows));
 			if (corrupt | truncate)
 				size = spoil(frames[i], size, sent + i, corrupt, truncate);
 			iov[i] = (struct iovec){ frames[i], size };
 			msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
 		}
+		hdp_gen_pace_until(t0_ns, sent, rate);
+		/* Last, just before the send: the time the frame waits from here on. */
+		if (stamp)
+			hdp_gen_frame_stamp(frames[0], hdp_gen_now_ns());
 		r = sendmmsg(fd, msgs, n, 0);
 		if (r < 0) {
 			if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR)
@@ -236,19 +264,6 @@ int main(int argc, char **argv)
 		for (int i = 0; i < r; i++)
 			bytes += iov[i].iov_len;
 		sent += (unsigned)r;
-		if (rate) {
-			struct timespec now;
-			double due;
-
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			due = (double)sent / (double)rate -
-			      ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9);
-			if (due > 0) {
-				struct timespec nap = { (time_t)due, (long)((due - (double)(time_t)due) * 1e9) };
-
-				nanosleep(&nap, NULL);
-			}
-		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;

@@ -151,6 +151,7 @@ static void usage(FILE *f)
 		"usage: hdp-sink --iface IF [--verify] [--duration S] [--expect N] [--idle S]\n"
 		"                [--every S]\n"
 		"       hdp-sink --iface IF --capture N [--duration S]\n"
+		"       hdp-sink --iface IF --latency [--duration S] [--expect N] [--idle S]\n"
 		"  (default)     count every frame and its bytes with an XDP program, and\n"
 		"                drop it: full rate, frames of any size (marked for\n"
 		"                fragments, so it attaches at MTU 9000 too)\n"
@@ -160,6 +161,10 @@ static void usage(FILE *f)
 		"                and foreign frames; exit 1 if any (tens of thousands of\n"
 		"                frames a second, not full rate)\n"
 		"  --capture N   print the first N frames (first 64 bytes of each)\n"
+		"  --latency     take every frame hdp-gen --stamp sent: the time since its\n"
+		"                stamp at the driver's XDP hook, into a histogram; at the\n"
+		"                end one JSON line: percentiles, min, mean, max, frames\n"
+		"                reordered and missing, the histogram (then dropped)\n"
 		"  --duration S  stop after S seconds\n"
 		"  --expect N    stop after N frames; with --verify, N is the run hdp-gen\n"
 		"                sent, and every sequence number below N must arrive\n"
@@ -177,13 +182,14 @@ int main(int argc, char **argv)
 		{ "capture", required_argument, NULL, 'c' },
 		{ "every", required_argument, NULL, 'E' },
 		{ "verify", no_argument, NULL, 'v' },
+		{ "latency", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *ifname = NULL;
 	struct sink_opts o = { 0 };
 	unsigned long cap = 0;
-	int opt, idx = 0, verify = 0;
+	int opt, idx = 0, verify = 0, latency = 0;
 	char *end;
 
 	while ((opt = getopt_long(argc, argv, "", opts, &idx)) != -1) {
@@ -201,13 +207,14 @@ int main(int argc, char **argv)
 		case 'c': cap = strtoul(optarg, &end, 10); if (*end || !cap || *optarg == '-') goto bad; break;
 		case 'E': o.every = strtod(optarg, &end); if (*end || !(o.every >= 0)) goto bad; break;
 		case 'v': verify = 1; break;
+		case 'L': latency = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!ifname || optind != argc || (cap && verify)) {
-		if (cap && verify)
-			fprintf(stderr, "hdp-sink: --capture and --verify exclude each other\n");
+	if (!ifname || optind != argc || (!!cap + verify + latency > 1)) {
+		if (!!cap + verify + latency > 1)
+			fprintf(stderr, "hdp-sink: --capture, --verify and --latency exclude each other\n");
 		usage(stderr);
 		return 2;
 	}
@@ -215,6 +222,8 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	if (cap)
 		return capture(ifname, (unsigned)cap, o.duration);
+	if (latency)
+		return sink_latency(ifname, &o);
 	return verify ? sink_verify(ifname, &o) : count(ifname, &o);
 bad:
 	fprintf(stderr, "hdp-sink: bad value '%s' for --%s\n", optarg, opts[idx].name);

@@ -28,4 +28,7 @@ int sink_read_counts(int map, struct sink_counts *total);
 /* --verify: check every frame against frame.h; exit status (1: a bad frame). */
 int sink_verify(const char *ifname, const struct sink_opts *o);
 
+/* --latency: the stamped frames' latencies, as one JSON line; exit status. */
+int sink_latency(const char *ifname, const struct sink_opts *o);
+
 #endif /* HDP_SINK_H */

@@ -22,6 +22,8 @@ extern const unsigned char hdp_bpf_xsk_redirect[];
 extern const size_t hdp_bpf_xsk_redirect_len;
 extern const unsigned char hdp_bpf_sink_count[];
 extern const size_t hdp_bpf_sink_count_len;
+extern const unsigned char hdp_bpf_sink_latency[];
+extern const size_t hdp_bpf_sink_latency_len;
 extern const unsigned char hdp_bpf_redirect_devmap[];
 extern const size_t hdp_bpf_redirect_devmap_len;
 
