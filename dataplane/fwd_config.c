@@ -233,6 +233,10 @@ static int set_global(struct hdp_fwd_cfg *cfg, const char *key, const char *valu
 	} else if (strcmp(key, "busy_budget") == 0) {
 		if (parse_u32(value, 1, 1024, &cfg->busy_budget))
 			return bad(source, line, "global", key, value, "expected 1 to 1024");
+	} else if (strcmp(key, "idle_spin_us") == 0) {
+		if (parse_u32(value, 0, 1000000, &cfg->idle_spin_us))
+			return bad(source, line, "global", key, value,
+				   "expected microseconds from 0 (off: sleep at once) to 1000000");
 	} else if (strcmp(key, "ctl_socket") == 0) {
 		if (strlen(value) >= sizeof(cfg->ctl_path))
 			return bad(source, line, "global", key, value, "path too long");

@@ -100,6 +100,18 @@ static void show_port_list(const struct hdp_fwd_cfg *c, struct ini_out *o)
 		     "than an INI line)");
 }
 
+/* idle_spin_us, with what it does here: a spin busy polling makes moot says so. */
+static void show_idle_spin(const struct hdp_fwd_cfg *c, struct ini_out *o)
+{
+	char us[16];
+
+	snprintf(us, sizeof(us), "%u", c->idle_spin_us);
+	kv_note(o, "idle_spin_us", us,
+		!c->idle_spin_us ? "; off: an idle worker sleeps in poll() at once"
+		: c->busy_poll ? "; no effect: busy polling never sleeps"
+		: "; an idle worker spins this long before it sleeps");
+}
+
 static void show_global(const struct hdp_fwd_cfg *c, struct ini_out *o)
 {
 	char cores[HDP_FWD_CORES_MAX * 6], max_frame[16];
@@ -128,6 +140,7 @@ static void show_global(const struct hdp_fwd_cfg *c, struct ini_out *o)
 	kvf(o, "duration", "%u", c->duration);
 	kv(o, "busy_poll", c->busy_poll ? "on" : "off");
 	kvf(o, "busy_budget", "%u", c->busy_budget);
+	show_idle_spin(c, o);
 	kv_note(o, "ctl_socket", c->ctl_path, c->ctl_path[0] ? NULL : "; none");
 	if (c->huge_dir[0])
 		kv(o, "huge_dir", c->huge_dir);

@@ -93,6 +93,11 @@ struct hdp_fwd {
 	 */
 	struct hdp_extent *ext;
 	atomic_bool stop;
+	/*
+	 * cfg->idle_spin_us, as the workers read it: a reload changes it
+	 * while they run (they read it once an idle spell, relaxed).
+	 */
+	_Atomic uint32_t idle_spin_us;
 	/* Busy polling: what was changed on each interface; its keeper. */
 	unsigned nnapi;
 	struct fwd_napi_saved napi_saved[HDP_FWD_PORTS_MAX];

@@ -6,7 +6,10 @@
  * headers for the mode, moves the descriptors to the output's TX ring
  * (one UMEM: descriptors move, bytes do not), kicks the kernel and refills
  * the input's fill ring. A pass that finds nothing sleeps in poll(), so
- * the kernel's receive work can run on the same core.
+ * the kernel's receive work can run on the same core; with idle_spin_us,
+ * only once that long has gone by without work, passing again meanwhile
+ * and yielding the CPU between passes (the receive work may be a NAPI
+ * thread on this core): a packet that comes then pays no wake-up.
  */
 #include "fwd_internal.h"
 
@@ -15,6 +18,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 static void kick_tx(struct fwd_port *out)
 {
@@ -174,12 +178,10 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 	return n;
 }
 
-/* Nothing came in: flush what is pending, then sleep until something does. */
-static void idle(struct hdp_fwd *f, struct fwd_worker *w)
+/* Nothing came in: flush what is pending. true while TX still is. */
+static bool flush(struct hdp_fwd *f, struct fwd_worker *w)
 {
-	struct pollfd fds[HDP_FWD_PORTS_MAX];
 	bool pending = false;
-	int timeout;
 
 	for (unsigned i = 0; i < w->ndirs; i++) {
 		struct fwd_dir *d = &w->dirs[i];
@@ -191,28 +193,89 @@ static void idle(struct hdp_fwd *f, struct fwd_worker *w)
 		}
 		/* Frames the pool could not give earlier: try again. */
 		fwd_fill(f, d->in, f->cfg->batch);
-		fds[i] = (struct pollfd){ .fd = d->in->fd, .events = POLLIN };
 	}
-	if (f->cfg->busy_poll)
-		return;	/* the next pass's recvfrom runs the receive work */
-	timeout = pending ? 1 : 100;
-	for (unsigned i = 0; i < w->ndirs; i++)
-		hdp_counter_add(&w->dirs[i].in->stats.wakeups, 1);
-	poll(fds, w->ndirs, timeout);
+	return pending;
+}
+
+/* Sleep until something comes in; briefly while TX is @pending. */
+static void sleep_in_poll(struct fwd_worker *w, bool pending)
+{
+	struct pollfd fds[HDP_FWD_PORTS_MAX];
+
+	for (unsigned i = 0; i < w->ndirs; i++) {
+		struct fwd_port *in = w->dirs[i].in;
+
+		fds[i] = (struct pollfd){ .fd = in->fd, .events = POLLIN };
+		hdp_counter_add(&in->stats.wakeups, 1);
+		hdp_counter_add(&in->stats.idle_sleeps, 1);
+	}
+	poll(fds, w->ndirs, pending ? 1 : 100);
+}
+
+/*
+ * The spin before sleeping (idle_spin_us): armed by work, timed from the
+ * first pass after it that finds none, ended by work or by the sleep it
+ * leads to. Only passes that find nothing read the clock.
+ */
+struct fwd_spin {
+	bool armed;		/* work since the last sleep: spin before the next */
+	uint64_t deadline;	/* CLOCK_MONOTONIC, ns; 0: not spinning */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* the vDSO's: no syscall */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A pass found nothing: true to pass again, false to sleep. */
+static bool spin_on(struct hdp_fwd *f, struct fwd_spin *s)
+{
+	uint32_t us;
+
+	if (s->deadline)
+		return now_ns() < s->deadline;
+	if (!s->armed)
+		return false;	/* nothing came since the last sleep ended */
+	us = atomic_load_explicit(&f->idle_spin_us, memory_order_relaxed);
+	if (us)
+		s->deadline = now_ns() + us * 1000ull;
+	return us != 0;
 }
 
 void *fwd_worker_main(void *arg)
 {
 	struct fwd_worker *w = arg;
 	struct hdp_fwd *f = w->f;
+	struct fwd_spin spin = { 0 };
 
 	while (!atomic_load_explicit(&f->stop, memory_order_relaxed)) {
 		unsigned work = 0;
+		bool pending;
 
-		for (unsigned i = 0; i < w->ndirs; i++)
-			work += fwd_forward(f, &w->dirs[i]);
-		if (!work)
-			idle(f, w);
+		for (unsigned i = 0; i < w->ndirs; i++) {
+			unsigned n = fwd_forward(f, &w->dirs[i]);
+
+			if (hdp_unlikely(spin.deadline) && n)
+				hdp_counter_add(&w->dirs[i].in->stats.idle_spin_hits, 1);
+			work += n;
+		}
+		if (work) {
+			spin = (struct fwd_spin){ .armed = true };
+			continue;
+		}
+		pending = flush(f, w);
+		/* Busy polling never sleeps: the next pass's recvfrom runs the receive work. */
+		if (f->cfg->busy_poll)
+			continue;
+		if (spin_on(f, &spin)) {
+			sched_yield();	/* a runnable NAPI thread on this core goes first */
+			continue;
+		}
+		spin = (struct fwd_spin){ 0 };
+		sleep_in_poll(w, pending);
 	}
 	/* Leave the pool's caches to the pool: frames go back on exit. */
 	hdp_pool_cache_flush(f->pool);

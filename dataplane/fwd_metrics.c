@@ -50,6 +50,8 @@ static uint64_t tx_frags(const struct fwd_port *p) { return R(p->stats.tx_frags)
 static uint64_t tx_bytes(const struct fwd_port *p) { return R(p->stats.tx_bytes); }
 static uint64_t fill_empty(const struct fwd_port *p) { return R(p->stats.fill_empty); }
 static uint64_t wakeups(const struct fwd_port *p) { return R(p->stats.wakeups); }
+static uint64_t idle_sleeps(const struct fwd_port *p) { return R(p->stats.idle_sleeps); }
+static uint64_t idle_spin_hits(const struct fwd_port *p) { return R(p->stats.idle_spin_hits); }
 
 static void ports(struct hdp_strbuf *o, struct hdp_fwd *f)
 {
@@ -100,6 +102,12 @@ static void ports(struct hdp_strbuf *o, struct hdp_fwd *f)
 	per_port(o, f, "hdp_port_fill_empty_total",
 		 "Times the pool had no frame to give the port's fill ring.", fill_empty);
 	per_port(o, f, "hdp_port_wakeups_total", "Syscalls made to kick the kernel.", wakeups);
+	per_port(o, f, "hdp_port_idle_sleeps_total",
+		 "Times the worker receiving the port slept in poll() for want of work.",
+		 idle_sleeps);
+	per_port(o, f, "hdp_port_idle_spin_hits_total",
+		 "Times a packet on the port ended the worker's idle spin (idle_spin_us) "
+		 "before it slept.", idle_spin_hits);
 	for (unsigned i = 0; i < f->nports; i++)
 		hdp_fwd_port_kstats(f, i, &k[i]);
 	hdp_prom_family(o, "hdp_port_kernel_dropped_packets_total", "counter",

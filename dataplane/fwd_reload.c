@@ -2,12 +2,14 @@
 /*
  * What a re-read configuration may change while hdp-fwd runs: the pools'
  * hardening profiles (through the same locked, epoch-starting path as
- * hdp-ctl set), the status line interval (the metrics file's too) and the
- * metrics file's mode. Everything else (ports, queues, workers, rings,
- * frames, mbufs, the control socket, the metrics file's path, the user)
- * is built into the running forwarder and needs a restart.
+ * hdp-ctl set), how long an idle worker spins, the status line interval
+ * (the metrics file's too) and the metrics file's mode. Everything else
+ * (ports, queues, workers, rings, frames, mbufs, the control socket, the
+ * metrics file's path, the user) is built into the running forwarder and
+ * needs a restart.
  */
-#include <hdp/fwd.h>
+#include "fwd_internal.h"
+
 #include <hdp/pool.h>
 
 #include <string.h>
@@ -78,5 +80,8 @@ int hdp_fwd_reconfigure(struct hdp_fwd *f, struct hdp_fwd_cfg *running,
 	running->harden = next->harden;
 	running->stats_interval = next->stats_interval;
 	running->metrics_mode = next->metrics_mode;
+	running->idle_spin_us = next->idle_spin_us;
+	/* The workers read this copy, each at its next idle pass. */
+	atomic_store_explicit(&f->idle_spin_us, next->idle_spin_us, memory_order_relaxed);
 	return 0;
 }

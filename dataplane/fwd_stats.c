@@ -40,6 +40,8 @@ void hdp_fwd_port_stats(struct hdp_fwd *f, unsigned i, struct hdp_port_stats *o)
 		atomic_init(&o->drops[d], R(s->drops[d]));
 	atomic_init(&o->fill_empty, R(s->fill_empty));
 	atomic_init(&o->wakeups, R(s->wakeups));
+	atomic_init(&o->idle_sleeps, R(s->idle_sleeps));
+	atomic_init(&o->idle_spin_hits, R(s->idle_spin_hits));
 }
 
 int hdp_fwd_port_kstats(struct hdp_fwd *f, unsigned i, struct hdp_xsk_kstats *o)
@@ -109,9 +111,9 @@ int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
 
 	hdp_strbuf_printf(&o, "mode %s, %u ports, %u workers\n", hdp_fwd_mode_name(f->cfg->mode),
 	    f->nports, f->nworkers);
-	hdp_strbuf_printf(&o, "%-12s %12s %12s %12s %10s %10s %10s %10s %10s %10s %10s\n", "port",
-	    "rx", "tx", "rx_frags", "invalid", "runt", "tx_full", "chain", "fill_empty",
-	    "k_rx_drop", "wakeups");
+	hdp_strbuf_printf(&o, "%-12s %12s %12s %12s %10s %10s %10s %10s %10s %10s %10s %10s "
+	    "%10s\n", "port", "rx", "tx", "rx_frags", "invalid", "runt", "tx_full", "chain",
+	    "fill_empty", "k_rx_drop", "wakeups", "sleeps", "spin_hits");
 	for (unsigned i = 0; i < f->nports; i++) {
 		struct hdp_port_stats *s = &f->ports[i].stats;
 		struct hdp_xsk_kstats k;
@@ -121,11 +123,11 @@ int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
 		snprintf(name, sizeof(name), "%s:%u", f->ports[i].cfg.ifname,
 			 f->ports[i].cfg.queue);
 		hdp_strbuf_printf(&o, "%-12s %12llu %12llu %12llu %10llu %10llu %10llu %10llu %10llu "
-		    "%10llu %10llu\n", name, U(R(s->rx_packets)), U(R(s->tx_packets)),
+		    "%10llu %10llu %10llu %10llu\n", name, U(R(s->rx_packets)), U(R(s->tx_packets)),
 		    U(R(s->rx_frags)), U(R(s->drops[HDP_FWD_DROP_INVALID_DESC])),
 		    U(R(s->drops[HDP_FWD_DROP_RUNT])), U(R(s->drops[HDP_FWD_DROP_TX_FULL])),
 		    U(chain_drops(s)), U(R(s->fill_empty)), U(k.rx_dropped + k.rx_ring_full),
-		    U(R(s->wakeups)));
+		    U(R(s->wakeups)), U(R(s->idle_sleeps)), U(R(s->idle_spin_hits)));
 	}
 	if (f->cfg->busy_poll) {
 		hdp_strbuf_printf(&o, "busy polling:");
@@ -174,12 +176,13 @@ int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 		for (unsigned d = 0; d < HDP_FWD_DROP__COUNT; d++)
 			hdp_strbuf_printf(&o, "%s\"%s\":%llu", d ? "," : "", drop_names[d],
 			    U(R(s->drops[d])));
-		hdp_strbuf_printf(&o, "},\"fill_empty\":%llu,"
-			"\"wakeups\":%llu,\"kernel\":{\"rx_dropped\":%llu,"
+		hdp_strbuf_printf(&o, "},\"fill_empty\":%llu,\"wakeups\":%llu,"
+			"\"idle_sleeps\":%llu,\"idle_spin_hits\":%llu,\"kernel\":{\"rx_dropped\":%llu,"
 			"\"rx_invalid_descs\":%llu,\"tx_invalid_descs\":%llu,"
 			"\"rx_ring_full\":%llu,\"rx_fill_ring_empty_descs\":%llu,"
 			"\"tx_ring_empty_descs\":%llu}}",
-		    U(R(s->fill_empty)), U(R(s->wakeups)), U(k.rx_dropped), U(k.rx_invalid_descs),
+		    U(R(s->fill_empty)), U(R(s->wakeups)), U(R(s->idle_sleeps)),
+		    U(R(s->idle_spin_hits)), U(k.rx_dropped), U(k.rx_invalid_descs),
 		    U(k.tx_invalid_descs), U(k.rx_ring_full),
 		    U(k.rx_fill_ring_empty_descs), U(k.tx_ring_empty_descs));
 	}

@@ -74,6 +74,10 @@ static void usage(FILE *f)
 "                        sets napi_defer_hard_irqs, gro_flush_timeout and threaded\n"
 "                        NAPI off while it runs; exits with status 2 where the\n"
 "                        kernel gives the sockets no NAPI to poll (veth)\n"
+"  --idle-spin US        once idle, keep checking the RX rings for US microseconds\n"
+"                        (sched_yield() between checks) before sleeping in poll():\n"
+"                        CPU for latency at low load (default 0: sleep at once;\n"
+"                        up to 1000000; nothing with --busy-poll)\n"
 "  --frames N            UMEM frames (default 8192)\n"
 "  --metrics-file PATH   write the stats in Prometheus' text format to PATH\n"
 "                        (atomically, in metrics_mode, 0644) every stats interval,\n"
@@ -87,18 +91,19 @@ static void usage(FILE *f)
 "  --help, --version\n"
 "\n"
 "[global] keys: mode, ports, cores, duration, stats_interval, ctl_socket,\n"
-"busy_poll, busy_budget, frames, frame_size (2048|4096), max_frame (auto|BYTES:\n"
-"the largest frame to carry; past one frame, AF_XDP multi-buffer, and on DPDK\n"
-"ports chains of mbufs), batch, ring_size,\n"
-"fill_size, huge_dir, user, metrics_file, metrics_mode (0600|0640|0604|0644),\n"
+"busy_poll, busy_budget, idle_spin_us (0-1000000), frames, frame_size\n"
+"(2048|4096), max_frame (auto|BYTES: the largest frame to carry; past one\n"
+"frame, AF_XDP multi-buffer, and on DPDK ports chains of mbufs), batch,\n"
+"ring_size, fill_size, huge_dir, user, metrics_file,\n"
+"metrics_mode (0600|0640|0604|0644),\n"
 "xdp_mode (auto|native|generic), zero_copy (auto|on|off),\n"
 "mbuf_cache (DPDK ports: 0-512, default 0). On DPDK ports the pool is\n"
 "\"mbufs\" ([pool:mbufs]); its quarantine keys make its reuse queues.\n"
 "[port:IF] keys: peer, src_mac, dst_mac.\n"
 "SIGHUP re-reads the --config file with the same options: pool profiles (not\n"
-"on DPDK ports), stats_interval and metrics_mode change at once; a file with\n"
-"errors or that cannot be read, or changes that need a restart, are refused\n"
-"with a message and change nothing.\n"
+"on DPDK ports), idle_spin_us, stats_interval and metrics_mode change at once;\n"
+"a file with errors or that cannot be read, or changes that need a restart,\n"
+"are refused with a message and change nothing.\n"
 "Exit status: 0 clean stop, 1 runtime failure, 2 bad options or configuration\n"
 "(every error that comes from the configuration).\n",
 		HDP_CTL_DEFAULT_PATH);
@@ -166,6 +171,7 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 		{ "stats-interval", required_argument, NULL, 's' },
 		{ "ctl", required_argument, NULL, 'x' },
 		{ "busy-poll", no_argument, NULL, 'b' },
+		{ "idle-spin", required_argument, NULL, 'i' },
 		{ "frames", required_argument, NULL, 'f' },
 		{ "metrics-file", required_argument, NULL, 'M' },
 		{ "keep-capabilities", no_argument, NULL, 'K' },
@@ -247,6 +253,9 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 		case 'b':
 			cfg->busy_poll = true;
 			break;
+		case 'i':
+			ret |= hdp_fwd_cfg_set_global(cfg, "idle_spin_us", optarg, "--idle-spin", 0);
+			break;
 		case 'K':
 			keep_caps = true;
 			break;
@@ -322,6 +331,16 @@ static void status_line(struct hdp_fwd *f, double t, double dt, uint64_t *last_r
 	fflush(stdout);
 	*last_rx = rx;
 	*last_tx = tx;
+}
+
+/* The start-up line's word on idle workers: none when they sleep at once. */
+static const char *idle_spin_text(const struct hdp_fwd_cfg *cfg, char *buf, size_t len)
+{
+	if (!cfg->idle_spin_us)
+		return "";
+	snprintf(buf, len, ", idle spin %u us%s", cfg->idle_spin_us,
+		 cfg->busy_poll ? " (no effect: busy polling never sleeps)" : "");
+	return buf;
 }
 
 /*
@@ -533,9 +552,10 @@ int main(int argc, char **argv)
 		hdp_fwd_destroy(f);
 		return 1;
 	}
-	printf("hdp-fwd %s: mode %s, %u ports, %u frames of %u bytes%s%s\n", HDP_VERSION,
+	printf("hdp-fwd %s: mode %s, %u ports, %u frames of %u bytes%s%s%s\n", HDP_VERSION,
 	       hdp_fwd_mode_name(cfg.mode), cfg.nports, cfg.frames, cfg.frame_size,
-	       ctl ? ", control socket " : "", ctl ? cfg.ctl_path : "");
+	       idle_spin_text(&cfg, why, sizeof(why)), ctl ? ", control socket " : "",
+	       ctl ? cfg.ctl_path : "");
 	for (unsigned i = 0; i < cfg.nports; i++) {
 		const char *xdp_mode;
 		bool zero_copy, multi_buffer;

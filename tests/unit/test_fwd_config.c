@@ -141,3 +141,41 @@ Test(fwd_config, the_shipped_configs_load)
 		cr_assert_eq(hdp_fwd_cfg_check(cfg), 0, "%s: %s", files[i], captured_logs());
 	}
 }
+
+/* Off unless asked; microseconds up to a second, from a file or --idle-spin. */
+Test(fwd_config, idle_spin_us_is_off_by_default_and_at_most_a_second)
+{
+	static const char *const refused[] = { "1000001", "-1", "+5", "", "1ms", "0x10",
+					       "99999999999999999999" };
+
+	cr_assert_eq(cfg->idle_spin_us, 0);
+	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "idle_spin_us", "200", "--idle-spin", 0), 0);
+	cr_assert_eq(cfg->idle_spin_us, 200);
+	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "idle_spin_us", "1000000", "--idle-spin", 0), 0);
+	cr_assert_eq(cfg->idle_spin_us, 1000000);
+	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "idle_spin_us", "0", "--idle-spin", 0), 0);
+	cr_assert_eq(cfg->idle_spin_us, 0);
+	for (size_t i = 0; i < HDP_ARRAY_SIZE(refused); i++) {
+		clear_logs();
+		cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "idle_spin_us", refused[i], "--idle-spin",
+						    0), -EINVAL, "'%s'", refused[i]);
+		cr_assert(log_contains("--idle-spin '"), "%s", captured_logs());
+		cr_assert(log_contains("expected microseconds from 0 (off: sleep at once) to "
+				       "1000000"), "%s", captured_logs());
+		cr_assert_eq(cfg->idle_spin_us, 0, "'%s' left its mark", refused[i]);
+	}
+}
+
+Test(fwd_config, a_bad_idle_spin_us_names_file_line_key_and_value)
+{
+	const char *path = write_ini("[global]\nmode = io\n\nidle_spin_us = 2000000\n");
+	int ret = hdp_fwd_cfg_load(cfg, path);
+
+	unlink(path);
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, -EINVAL);
+	cr_assert(log_contains(":4: [global] key 'idle_spin_us', value '2000000': expected "
+			       "microseconds from 0 (off: sleep at once) to 1000000"), "%s",
+		  captured_logs());
+}

@@ -256,3 +256,33 @@ Test(fwd_config_text, errors_after_parsing_name_where_the_key_was_set)
 	hdp_fwd_port_refuse(&cfg->ports[1], "gone");
 	cr_assert(log_contains("--ports: port b:1: gone"), "%s", captured_logs());
 }
+
+/* The spin is printed with what it does here, and reads back: off, on, moot. */
+Test(fwd_config_text, idle_spin_us_says_what_it_does_and_reads_back)
+{
+	static const struct {
+		const char *us;
+		bool busy_poll;
+		const char *line;
+	} cases[] = {
+		{ "0", false, "idle_spin_us = 0        ; off: an idle worker sleeps in poll() at once\n" },
+		{ "200", false, "idle_spin_us = 200        ; an idle worker spins this long before "
+				"it sleeps\n" },
+		{ "1000000", true, "idle_spin_us = 1000000        ; no effect: busy polling never "
+				   "sleeps\n" },
+	};
+
+	cr_assert_eq(hdp_fwd_cfg_set_ports(cfg, "a,b", "--ports"), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text;
+
+		cfg->busy_poll = cases[i].busy_poll;
+		cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "idle_spin_us", cases[i].us, "--idle-spin",
+						    0), 0, "%s", captured_logs());
+		cr_assert_eq(hdp_fwd_cfg_check(cfg), 0, "%s", captured_logs());
+		text = show(cfg);
+		cr_assert(strstr(text, cases[i].line), "no '%s' in\n%s", cases[i].line, text);
+		free(text);
+		assert_reads_back(cfg);
+	}
+}

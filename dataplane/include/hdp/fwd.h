@@ -116,6 +116,13 @@ struct hdp_fwd_cfg {
 	unsigned duration;		/* seconds to run; 0: until a signal */
 	bool busy_poll;
 	uint32_t busy_budget;
+	/*
+	 * Microseconds an idle worker keeps passing over its RX rings
+	 * (sched_yield() between passes) after its last work, before it
+	 * sleeps in poll(); 0: it sleeps at once. Nothing with busy_poll,
+	 * which never sleeps. AF_XDP ports only.
+	 */
+	uint32_t idle_spin_us;
 	char ctl_path[108];		/* control socket; "": none */
 	char huge_dir[256];		/* hugetlbfs mount for the UMEM, or "" */
 	char user[64];			/* run as this user once set up, or "" */
@@ -302,8 +309,9 @@ struct hdp_fwd;
 
 /*
  * Apply what may change at run time from @next: every pool's profile
- * (between bursts, as hdp-ctl set does), stats_interval and metrics_mode,
- * copied into @running. 0, or a negative errno with nothing changed in @running.
+ * (between bursts, as hdp-ctl set does), idle_spin_us (from each worker's
+ * next idle pass), stats_interval and metrics_mode, copied into @running.
+ * 0, or a negative errno with nothing changed in @running.
  */
 int hdp_fwd_reconfigure(struct hdp_fwd *f, struct hdp_fwd_cfg *running,
 			const struct hdp_fwd_cfg *next);
@@ -347,6 +355,9 @@ struct hdp_port_stats {
 	_Atomic uint64_t drops[HDP_FWD_DROP__COUNT];	/* packets, by cause */
 	_Atomic uint64_t fill_empty;		/* pool had no frame for the fill ring */
 	_Atomic uint64_t wakeups;		/* syscalls to kick the kernel */
+	/* The worker receiving the port, with nothing to do: */
+	_Atomic uint64_t idle_sleeps;		/* it slept in poll() */
+	_Atomic uint64_t idle_spin_hits;	/* it spun, and a packet here ended the spin */
 };
 
 /* The kernel's view (XDP_STATISTICS), read on demand. */
