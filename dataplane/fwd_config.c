@@ -25,6 +25,7 @@ void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg)
 	cfg->fill_size = 2048;
 	cfg->stats_interval = 1;
 	cfg->busy_budget = 64;
+	cfg->tag_check = hdp_tag_check_wanted();
 	cfg->metrics_mode = 0644;	/* node_exporter reads it as another user */
 	hdp_harden_config_init(&cfg->harden);
 	hdp_harden_config_declare(&cfg->harden, HDP_FWD_UMEM_POOL);
@@ -237,6 +238,11 @@ static int set_global(struct hdp_fwd_cfg *cfg, const char *key, const char *valu
 		if (parse_u32(value, 0, 1000000, &cfg->idle_spin_us))
 			return bad(source, line, "global", key, value,
 				   "expected microseconds from 0 (off: sleep at once) to 1000000");
+	} else if (strcmp(key, "tag_check") == 0) {
+		if (hdp_tag_check_parse(value, &cfg->tag_check))
+			return bad(source, line, "global", key, value,
+				   "expected sync, async or asymm (MTE's tag check mode, for the "
+				   "whole process)");
 	} else if (strcmp(key, "ctl_socket") == 0) {
 		if (strlen(value) >= sizeof(cfg->ctl_path))
 			return bad(source, line, "global", key, value, "path too long");

@@ -141,6 +141,9 @@ static void show_global(const struct hdp_fwd_cfg *c, struct ini_out *o)
 	kv(o, "busy_poll", c->busy_poll ? "on" : "off");
 	kvf(o, "busy_budget", "%u", c->busy_budget);
 	show_idle_spin(c, o);
+	kv_note(o, "tag_check", hdp_tag_check_name(c->tag_check),
+		hdp_tag_mte_available() ? "; MTE's tag check mode, the whole process's"
+					: "; no MTE here: no effect");
 	kv_note(o, "ctl_socket", c->ctl_path, c->ctl_path[0] ? NULL : "; none");
 	if (c->huge_dir[0])
 		kv(o, "huge_dir", c->huge_dir);

@@ -171,6 +171,8 @@ static void pools(struct hdp_strbuf *o)
 		hdp_prom_label(o, "profile", l.st[i].harden.profile_text);
 		hdp_strbuf_printf(o, ",");
 		hdp_prom_label(o, "tag_backend", l.st[i].harden.tag_backend);
+		hdp_strbuf_printf(o, ",");
+		hdp_prom_label(o, "tag_check", l.st[i].harden.tag_check);
 		hdp_strbuf_printf(o, ",huge=\"%s\"} 1\n", l.st[i].huge ? "yes" : "no");
 	}
 	per_pool(o, &l, "hdp_pool_objects", "gauge", "Objects in the pool.", AT(obj_count));

@@ -54,6 +54,8 @@ const char *hdp_fwd_cfg_restart_key(const struct hdp_fwd_cfg *a, const struct hd
 		return "busy_poll";
 	if (a->busy_budget != b->busy_budget)
 		return "busy_budget";
+	if (a->tag_check != b->tag_check)
+		return "tag_check";
 	if (strcmp(a->ctl_path, b->ctl_path))
 		return "ctl_socket";
 	if (strcmp(a->huge_dir, b->huge_dir))

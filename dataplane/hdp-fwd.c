@@ -91,7 +91,8 @@ static void usage(FILE *f)
 "  --help, --version\n"
 "\n"
 "[global] keys: mode, ports, cores, duration, stats_interval, ctl_socket,\n"
-"busy_poll, busy_budget, idle_spin_us (0-1000000), frames, frame_size\n"
+"busy_poll, busy_budget, idle_spin_us (0-1000000), tag_check\n"
+"(sync|async|asymm: MTE, the whole process), frames, frame_size\n"
 "(2048|4096), max_frame (auto|BYTES: the largest frame to carry; past one\n"
 "frame, AF_XDP multi-buffer, and on DPDK ports chains of mbufs), batch,\n"
 "ring_size, fill_size, huge_dir, user, metrics_file,\n"
@@ -122,6 +123,12 @@ static int list_keys(void)
 	hdp_profile_keys_describe(text, (size_t)len + 1);
 	fputs(text, stdout);
 	free(text);
+	/* Not a pool's key: the process's, in [global]. */
+	printf("\n[global] tag_check = sync|async|asymm (default: HDP_TAG_CHECK, else sync)\n"
+	       "  MTE's tag check mode, for the whole process: sync stops a bad access at the\n"
+	       "  instruction and names it; async reports it later, at no known address;\n"
+	       "  asymm (MTE3) checks reads as sync and writes as async. %s\n",
+	       hdp_tag_mte_available() ? "This CPU has MTE." : "No MTE here: no effect.");
 	return 0;
 }
 
@@ -356,6 +363,8 @@ static int preflight(struct hdp_fwd_cfg *cfg)
 		fprintf(stderr, "hdp-fwd: EAL arguments after --, but built without DPDK\n");
 		return 2;
 	}
+	/* Before the first pool: the first MTE pool settles the mode for good. */
+	hdp_tag_check_request(cfg->tag_check);
 	ret = hdp_fwd_preflight(cfg, eal_argc != 0, keep_caps);
 #if HDP_HAVE_DPDK
 	if (eal_argc && hdp_fwd_dpdk_check(cfg, eal_argc, eal_argv))

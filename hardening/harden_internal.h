@@ -9,6 +9,7 @@
 
 #include <hdp/counter.h>
 #include <hdp/harden.h>
+#include <hdp/tag.h>
 #include <hdp/protection.h>
 
 #include <string.h>
@@ -76,8 +77,23 @@ int bounds_check(struct hdp_harden_pool *hp, unsigned flags, const void *p, size
  */
 bool tag_mte_probe(void);
 int tag_mte_attach(struct hdp_harden_pool *hp);
+/* A thread meets an MTE pool: give it the process's tag check mode. */
+void tag_mte_adopt_thread(void);
+/* An MTE pool goes away (the asynchronous report no longer names it). */
+void tag_mte_forget(struct hdp_harden_pool *hp);
 void tag_mte_set(void *obj, size_t size, unsigned tag, size_t zstart, size_t zend);
 unsigned tag_mte_choose(void *obj, const unsigned *avoid, unsigned n);
+
+/*
+ * The tag check mode (tag_check.c): settle fixes the mode wanted when MTE
+ * goes on; explain words why @got is not @wanted ("" when it is), with
+ * what the CPU and kernel said; record keeps what is in force and logs
+ * the reason once.
+ */
+enum hdp_tag_check tag_check_settle(void);
+void tag_check_explain(enum hdp_tag_check wanted, enum hdp_tag_check got, bool have_mte3,
+		       const char *preferred, char *out, size_t len);
+void tag_check_record(enum hdp_tag_check got, const char *why);
 
 /*
  * The core described for its keys, counters and violation kinds (core.c):

@@ -52,6 +52,8 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp, const struct hdp_harden_poo
 
 void hdp_harden_pool_fini(struct hdp_harden_pool *hp)
 {
+	if (hp->mte)
+		tag_mte_forget(hp);
 	pthread_mutex_destroy(&hp->apply_lock);
 	hdp_protection_pool_fini(hp);
 	free(hp->meta);
@@ -240,6 +242,12 @@ int hdp_harden_pool_configure(struct hdp_harden_pool *hp,
 
 	hdp_harden_config_resolve(cfg, hp->name, &p);
 	return hdp_harden_pool_apply(hp, &p, excluded, why);
+}
+
+void hdp_harden_thread_adopt(struct hdp_harden_pool *hp)
+{
+	if (hp->mte)
+		tag_mte_adopt_thread();
 }
 
 void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t)

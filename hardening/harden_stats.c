@@ -37,6 +37,9 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp, const struct hdp_harden_co
 	out->epoch = atomic_load_explicit(&hp->epoch, memory_order_relaxed);
 	out->tag_backend = !(out->flags & HDP_HF_TAG) ? "off"
 			 : (out->flags & HDP_HF_TAG_MTE) ? "mte" : "soft";
+	out->tag_check = "none";
+	if (out->flags & HDP_HF_TAG_MTE && hdp_tag_check_in_force(NULL) >= 0)
+		out->tag_check = hdp_tag_check_name((enum hdp_tag_check)hdp_tag_check_in_force(NULL));
 	for (unsigned i = 0; i < HDP_COUNTERS_MAX; i++)
 		out->counters[i] = hdp_counter_read(&sum.n[i]);
 	out->protections = hdp_view_protections(v);
@@ -121,8 +124,9 @@ void hdp_harden_stats_json(struct hdp_strbuf *o, const struct hdp_harden_stats *
 	hdp_strbuf_json_string(o, h->exclude);
 	hdp_strbuf_printf(o, ",\"flags\":\"");
 	hdp_hflags_format(o, h->flags);
-	hdp_strbuf_printf(o, "\",\"on_violation\":\"%s\",\"tag\":\"%s\",\"epoch\":%llu",
-			  hdp_policy_name(h->on_violation), h->tag_backend, U(h->epoch));
+	hdp_strbuf_printf(o, "\",\"on_violation\":\"%s\",\"tag\":\"%s\",\"tag_check\":\"%s\","
+			  "\"epoch\":%llu", hdp_policy_name(h->on_violation), h->tag_backend,
+			  h->tag_check ? h->tag_check : "none", U(h->epoch));
 	for (unsigned c = 0; c < HDP_C__CORE; c++)
 		hdp_strbuf_printf(o, ",\"%s\":%llu", hdp_core_counter_name(c), U(h->counters[c]));
 	hdp_strbuf_printf(o, ",\"changes\":%llu,\"changed_at\":%lld,",
@@ -141,9 +145,10 @@ void hdp_harden_stats_text(struct hdp_strbuf *o, const struct hdp_harden_stats *
 
 	hdp_strbuf_printf(o, "  hardening: ");
 	hdp_hflags_format(o, h->flags);
-	hdp_strbuf_printf(o, " (tags %s), on violation %s, epoch %llu, %llu profile changes\n",
-			  h->tag_backend, hdp_policy_name(h->on_violation), U(h->epoch),
-			  U(h->changes));
+	hdp_strbuf_printf(o, " (tags %s%s%s), on violation %s, epoch %llu, %llu profile changes\n",
+			  h->tag_backend, h->tag_check && strcmp(h->tag_check, "none") ? ", checked " : "",
+			  h->tag_check && strcmp(h->tag_check, "none") ? h->tag_check : "",
+			  hdp_policy_name(h->on_violation), U(h->epoch), U(h->changes));
 	hdp_strbuf_printf(o, "  profile: %s\n", h->profiled ? h->profile_text : "none");
 	if (h->exclude[0])
 		hdp_strbuf_printf(o, "  excluded: %s\n", h->exclude);

@@ -75,13 +75,18 @@ static size_t build_line(const struct hdp_violation *v, char *buf, size_t len)
 	put_str(&l, hdp_violation_name(v->kind));
 	put_str(&l, " in pool '");
 	put_str(&l, v->pool ? v->pool : "?");
-	put_str(&l, "': 0x");
-	put_num(&l, (uint64_t)(uintptr_t)v->addr, 16);
-	if (v->offset == SIZE_MAX) {
-		put_str(&l, " outside the region");
+	if (!v->addr && v->offset == SIZE_MAX) {
+		/* An asynchronous hardware fault says when it was noticed, not where. */
+		put_str(&l, "': at no known address");
 	} else {
-		put_str(&l, " at offset ");
-		put_num(&l, v->offset, 10);
+		put_str(&l, "': 0x");
+		put_num(&l, (uint64_t)(uintptr_t)v->addr, 16);
+		if (v->offset == SIZE_MAX) {
+			put_str(&l, " outside the region");
+		} else {
+			put_str(&l, " at offset ");
+			put_num(&l, v->offset, 10);
+		}
 	}
 	put_str(&l, ", size ");
 	put_num(&l, v->size, 10);

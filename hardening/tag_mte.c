@@ -2,11 +2,13 @@
 /*
  * arm64 MTE: the CPU compares the pointer's tag (bits 56..59) with the
  * tag of every 16-byte granule it touches. hdp maps pool memory PROT_MTE,
- * asks for synchronous tag-check faults, sets tags with STG (STZG to tag
- * and zero in one pass), and turns a SEGV_MTESERR into its own violation
- * report. A hardware fault cannot be skipped, so it is fatal whatever the
- * policy; hdp's checked copies look at the tags first, so they can honour
- * drop and report.
+ * asks for the process's tag check mode (tag.h: sync, async or asymm) on
+ * every thread that uses it, sets tags with STG (STZG to tag and zero in
+ * one pass), and turns a tag check fault into its own violation report:
+ * SEGV_MTESERR with the address, SEGV_MTEAERR (asynchronous) with none. A
+ * hardware fault cannot be skipped, so it is fatal whatever the policy;
+ * hdp's checked copies look at the tags first, so they can honour drop
+ * and report.
  */
 #include "harden_internal.h"
 
@@ -21,11 +23,13 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef HWCAP2_MTE
@@ -34,11 +38,20 @@
 #ifndef PROT_MTE
 #define PROT_MTE 0x20
 #endif
+#ifndef HWCAP2_MTE3
+#define HWCAP2_MTE3 (1 << 22)
+#endif
+#ifndef SEGV_MTEAERR
+#define SEGV_MTEAERR 8
+#endif
 #ifndef SEGV_MTESERR
 #define SEGV_MTESERR 9
 #endif
 #ifndef PR_MTE_TCF_SYNC
 #define PR_MTE_TCF_SYNC (1UL << 1)
+#endif
+#ifndef PR_MTE_TCF_ASYNC
+#define PR_MTE_TCF_ASYNC (2UL << 1)
 #endif
 #ifndef PR_MTE_TAG_SHIFT
 #define PR_MTE_TAG_SHIFT 3
@@ -53,7 +66,14 @@ bool tag_mte_probe(void)
 
 static struct sigaction previous_segv;
 
-/* Async-signal context: only the lock-free lookup and write(2). */
+/*
+ * The pools with MTE on, for an asynchronous fault, which names no
+ * address: with one, it is that pool's; with more, one of them.
+ */
+static struct hdp_harden_pool *_Atomic last_mte_pool;
+static atomic_uint mte_pools;
+
+/* Async-signal context: only the lock-free lookup, atomics and write(2). */
 static void on_segv(int sig, siginfo_t *si, void *uctx)
 {
 	const struct hdp_region *r;
@@ -68,11 +88,29 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 				.addr = si->si_addr,
 				.offset = (uintptr_t)hdp_untag(si->si_addr) - hp->layout.base,
 				.size = hp->layout.obj_size,
-				.detail = "MTE synchronous tag check fault",
+				.detail = "MTE synchronous tag check fault, at the access",
 			};
 
+			atomic_fetch_add_explicit(&hp->violations[HDP_V_TAG_MISMATCH], 1,
+						  memory_order_relaxed);
 			hdp_violation_abort(&v);
 		}
+	} else if (si->si_code == SEGV_MTEAERR && atomic_load(&mte_pools)) {
+		struct hdp_harden_pool *hp = atomic_load(&last_mte_pool);
+		bool one = hp && atomic_load(&mte_pools) == 1;
+		struct hdp_violation v = {
+			.kind = HDP_V_TAG_MISMATCH,
+			.pool = one ? hp->name : "one of the MTE pools",
+			.offset = SIZE_MAX,
+			.size = one ? hp->layout.obj_size : 0,
+			.detail = "MTE asynchronous tag check fault: a bad access happened "
+				  "before this thread last entered the kernel",
+		};
+
+		if (one)
+			atomic_fetch_add_explicit(&hp->violations[HDP_V_TAG_MISMATCH], 1,
+						  memory_order_relaxed);
+		hdp_violation_abort(&v);
 	}
 	/* Not ours: let the previous handler (or the default) have it. */
 	sigaction(SIGSEGV, &previous_segv, NULL);
@@ -82,23 +120,172 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 
 static pthread_once_t mte_once = PTHREAD_ONCE_INIT;
 static int mte_once_err;
+static unsigned long mte_tcf;	/* PR_MTE_TCF_* every thread is given */
 
+static int set_thread_mode(unsigned long tcf)
+{
+	/* IRG may pick any tag but 0 (the match-all). */
+	return prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE | tcf |
+		     (0xfffeUL << PR_MTE_TAG_SHIFT), 0, 0, 0) ? -errno : 0;
+}
+
+/*
+ * Child: a bad read (@write false) or write through a page of tag 0 with
+ * a pointer of tag 3, in mode @tcf. Exits 1 for a fault at the access, 2
+ * for one delivered later, 3 for none.
+ */
+static void probe_child_segv(int sig, siginfo_t *si, void *uctx)
+{
+	(void)sig;
+	(void)uctx;
+	_exit(si->si_code == SEGV_MTESERR ? 1 : si->si_code == SEGV_MTEAERR ? 2 : 4);
+}
+
+static int probe_access(unsigned long tcf, bool write)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct sigaction sa = { .sa_sigaction = probe_child_segv, .sa_flags = SA_SIGINFO };
+		volatile char *p;
+		char *page;
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGSEGV, &sa, NULL);
+		page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_MTE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (page == MAP_FAILED || set_thread_mode(tcf))
+			_exit(5);
+		p = (volatile char *)((uintptr_t)page | 3ull << HDP_TAG_SHIFT);
+		if (write)
+			p[0] = 1;
+		else
+			(void)p[0];
+		/* An asynchronous fault is delivered at the next kernel entry. */
+		getppid();
+		_exit(3);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* What a thread in mode @tcf really gets, read from a bad read and a bad write. */
+static enum hdp_tag_check probe_mode(unsigned long tcf)
+{
+	int rd = probe_access(tcf, false), wr = probe_access(tcf, true);
+
+	if (rd == 1 && wr == 1)
+		return HDP_TAG_CHECK_SYNC;
+	if (rd == 2 && wr == 2)
+		return HDP_TAG_CHECK_ASYNC;
+	if (rd == 1 && wr == 2)
+		return HDP_TAG_CHECK_ASYMM;
+	return HDP_TAG_CHECK_NONE;
+}
+
+/* Every CPU's mte_tcf_preferred if they agree, "mixed" if not, NULL if there is none. */
+static const char *preferred_mode(char *buf, size_t len)
+{
+	bool any = false;
+
+	for (int cpu = 0; cpu < 4096; cpu++) {
+		char path[80], v[16] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/mte_tcf_preferred", cpu);
+		f = fopen(path, "re");
+		if (!f)
+			break;
+		if (fgets(v, sizeof(v), f))
+			v[strcspn(v, "\n")] = '\0';
+		fclose(f);
+		if (any && strcmp(v, buf))
+			return "mixed";
+		snprintf(buf, len, "%s", v);
+		any = true;
+	}
+	return any ? buf : NULL;
+}
+
+/*
+ * Once a process: the mode wanted, what to ask the kernel for it, what it
+ * gives (probed, not assumed: qemu and kernels differ in what they do with
+ * two modes at once), said once when it is not what was wanted.
+ */
 static void mte_enable_process(void)
 {
+	enum hdp_tag_check want = tag_check_settle(), got;
+	bool mte3 = (getauxval(AT_HWCAP2) & HWCAP2_MTE3) != 0;
 	struct sigaction sa;
+	char pref_buf[16], why[320];
+	const char *pref;
 
-	/* Synchronous faults; IRG may pick any tag but 0 (the match-all). */
-	if (prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE | PR_MTE_TCF_SYNC |
-		  (0xfffeUL << PR_MTE_TAG_SHIFT), 0, 0, 0)) {
-		mte_once_err = -errno;
-		return;
+	switch (want) {
+	case HDP_TAG_CHECK_ASYNC:
+		mte_tcf = PR_MTE_TCF_ASYNC;
+		break;
+	case HDP_TAG_CHECK_ASYMM:
+		/*
+		 * No prctl bit asks for asymm: the kernel gives it when the CPU
+		 * prefers it and both others are allowed. Without MTE3, sync:
+		 * the stricter neighbour, not the weaker one.
+		 */
+		mte_tcf = mte3 ? PR_MTE_TCF_SYNC | PR_MTE_TCF_ASYNC : PR_MTE_TCF_SYNC;
+		break;
+	default:
+		mte_tcf = PR_MTE_TCF_SYNC;
+		break;
 	}
+	mte_once_err = set_thread_mode(mte_tcf);
+	if (mte_once_err == -EINVAL && mte_tcf == (PR_MTE_TCF_SYNC | PR_MTE_TCF_ASYNC)) {
+		mte_tcf = PR_MTE_TCF_SYNC;	/* a kernel that takes one mode only */
+		mte_once_err = set_thread_mode(mte_tcf);
+	}
+	if (mte_once_err)
+		return;
+	got = probe_mode(mte_tcf);
+	pref = preferred_mode(pref_buf, sizeof(pref_buf));
+	tag_check_explain(want, got, mte3, pref, why, sizeof(why));
+	tag_check_record(got, why);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_segv;
 	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGSEGV, &sa, &previous_segv))
 		mte_once_err = -errno;
+}
+
+void tag_mte_adopt_thread(void)
+{
+	static _Thread_local bool adopted;
+
+	if (adopted || !atomic_load(&mte_pools) || mte_once_err)
+		return;
+	set_thread_mode(mte_tcf);
+	adopted = true;
+}
+
+/* One more MTE pool (not again for a pool applied again), for the asynchronous report. */
+static int mte_pool_counted(struct hdp_harden_pool *hp)
+{
+	if (!hp->mte) {
+		atomic_store(&last_mte_pool, hp);
+		atomic_fetch_add(&mte_pools, 1);
+	}
+	return 0;
+}
+
+void tag_mte_forget(struct hdp_harden_pool *hp)
+{
+	struct hdp_harden_pool *expected = hp;
+
+	atomic_compare_exchange_strong(&last_mte_pool, &expected, NULL);
+	atomic_fetch_sub(&mte_pools, 1);
 }
 
 int tag_mte_attach(struct hdp_harden_pool *hp)
@@ -113,13 +300,15 @@ int tag_mte_attach(struct hdp_harden_pool *hp)
 	pthread_once(&mte_once, mte_enable_process);
 	if (mte_once_err)
 		return mte_once_err;
-	/* prctl is per thread: threads made before this inherit nothing. */
-	prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE | PR_MTE_TCF_SYNC |
-	      (0xfffeUL << PR_MTE_TAG_SHIFT), 0, 0, 0);
+	/*
+	 * prctl is per thread: threads made after this inherit it, those made
+	 * before get it when they first use an MTE pool (tag_mte_adopt_thread).
+	 */
+	set_thread_mode(mte_tcf);
 	if (!l->gap_period) {
 		if (mprotect((void *)start, len, PROT_READ | PROT_WRITE | PROT_MTE))
 			return -errno;
-		return 0;
+		return mte_pool_counted(hp);
 	}
 	/* Each run of objects between guard gaps (whole pages), not the gaps. */
 	for (uintptr_t run = l->base; run < l->base + l->span;
@@ -132,7 +321,7 @@ int tag_mte_attach(struct hdp_harden_pool *hp)
 		if (mprotect((void *)run, run_len, PROT_READ | PROT_WRITE | PROT_MTE))
 			return -errno;
 	}
-	return 0;
+	return mte_pool_counted(hp);
 }
 
 /*
@@ -182,6 +371,15 @@ int tag_mte_attach(struct hdp_harden_pool *hp)
 {
 	(void)hp;
 	return -EOPNOTSUPP;
+}
+
+void tag_mte_adopt_thread(void)
+{
+}
+
+void tag_mte_forget(struct hdp_harden_pool *hp)
+{
+	(void)hp;
 }
 
 void tag_mte_set(void *obj, size_t size, unsigned tag, size_t zero_start, size_t zero_end)

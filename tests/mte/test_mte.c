@@ -3,22 +3,33 @@
  * The MTE backend on arm64 (qemu-aarch64 -cpu max emulates it): real tag
  * instructions, real tag-check faults. A plain program printing TAP, since
  * Criterion is not available for arm64 here; cases that must die run in a
- * child and are judged by its signal and the line hdp wrote.
+ * child and are judged by its signal, the line hdp wrote, and whether the
+ * child got past the bad access before it died (a flag in shared memory):
+ * that is what tells a fault at the access from one delivered later.
+ *
+ * Run once per tag check mode (HDP_TAG_CHECK=sync|async|asymm, meson.build):
+ * each case states what the mode in force catches, and when.
  */
 #include <hdp/log.h>
 #include <hdp/pool.h>
 #include <hdp/tag.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 static int n, failed;
+/* Set by a child right after its bad access: it ran on, the fault came later. */
+static volatile int *ran_on;
 
 static void ok(int cond, const char *what)
 {
@@ -54,8 +65,11 @@ static unsigned memory_tag_of(const void *p)
 	return (unsigned)(t >> 56) & 0xf;
 }
 
-/* Run @fn in a child; it should die of @sig having written @words. */
-static void dies(void (*fn)(void), int sig, const char *words, const char *what)
+/*
+ * Run @fn in a child; it should die of @sig having written @words, and
+ * have run on past its bad access (@later) or not.
+ */
+static void dies_when(void (*fn)(void), int sig, const char *words, int later, const char *what)
 {
 	char buf[4096] = "";
 	int fds[2], status;
@@ -63,6 +77,7 @@ static void dies(void (*fn)(void), int sig, const char *words, const char *what)
 	pid_t pid;
 
 	fflush(stdout);
+	*ran_on = 0;
 	if (pipe(fds))
 		exit(1);
 	pid = fork();
@@ -77,10 +92,24 @@ static void dies(void (*fn)(void), int sig, const char *words, const char *what)
 	buf[len] = '\0';
 	close(fds[0]);
 	waitpid(pid, &status, 0);
-	ok(WIFSIGNALED(status) && WTERMSIG(status) == sig &&
-	   (!words || strstr(buf, words)), what);
-	if (!(WIFSIGNALED(status) && WTERMSIG(status) == sig))
-		printf("# child ended with status 0x%x: %s\n", status, buf);
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == sig && (!words || strstr(buf, words)) &&
+	   (later < 0 || *ran_on == later), what);
+	if (!(WIFSIGNALED(status) && WTERMSIG(status) == sig) || (words && !strstr(buf, words)) ||
+	    (later >= 0 && *ran_on != later))
+		printf("# child ended with status 0x%x, ran on %d (wanted %d): %s\n", status,
+		       *ran_on, later, buf);
+}
+
+static void dies(void (*fn)(void), int sig, const char *words, const char *what)
+{
+	dies_when(fn, sig, words, -1, what);
+}
+
+/* After a bad access: mark that the thread ran on, then enter the kernel. */
+static void after_access(void)
+{
+	*ran_on = 1;
+	getppid();
 }
 
 static void read_after_free(void)
@@ -92,6 +121,7 @@ static void read_after_free(void)
 		_exit(3);
 	hdp_pool_free(p, (void *)obj);
 	(void)obj[0];
+	after_access();
 }
 
 static void write_after_reuse(void)
@@ -105,6 +135,35 @@ static void write_after_reuse(void)
 	hdp_pool_alloc(p);
 	hdp_pool_alloc(p);
 	old[3] = 1;
+	after_access();
+}
+
+/*
+ * A thread that checked nothing when it met its first MTE pool (as one
+ * made before MTE was on would) reads after free: hdp gave it the mode.
+ */
+static void *unchecked_thread_reads(void *arg)
+{
+	volatile char *obj;
+	struct hdp_pool *p = arg;
+
+	prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE, 0, 0, 0);
+	obj = hdp_pool_alloc(p);
+	if (!obj)
+		_exit(3);
+	hdp_pool_free(p, (void *)obj);
+	(void)obj[0];
+	after_access();
+	return NULL;
+}
+
+static void adopted_thread(void)
+{
+	struct hdp_pool *p = mte_pool("adopt", "on_violation=report");
+	pthread_t t;
+
+	pthread_create(&t, NULL, unchecked_thread_reads, p);
+	pthread_join(t, NULL);
 }
 
 static void overflow_right(void)
@@ -138,24 +197,62 @@ static void plain_null_deref(void)
 	*nowhere = 1;
 }
 
+/* The words a fault report has in mode @m: synchronous ones name the pool. */
+static const char *fault_words(enum hdp_tag_check m, bool write, const char *pool, char *buf,
+			       size_t len)
+{
+	bool sync_here = m == HDP_TAG_CHECK_SYNC || (m == HDP_TAG_CHECK_ASYMM && !write);
+
+	if (sync_here)
+		snprintf(buf, len, "tag_mismatch in pool '%s'", pool);
+	else
+		snprintf(buf, len, "MTE asynchronous tag check fault");
+	return buf;
+}
+
 int main(void)
 {
 	struct hdp_pool *p;
-	char *obj, *objs[64], buf[64];
+	char *obj, *objs[64], buf[64], words[128], what[160];
 	struct hdp_pool_stats st;
-	int tagged = 0;
+	enum hdp_tag_check want, got;
+	const char *why, *name;
+	bool mte3;
+	int tagged = 0, late_read, late_write;
 
 	if (!hdp_tag_mte_available()) {
 		printf("1..0 # SKIP no MTE here: run under qemu-aarch64 -cpu max\n");
 		return 0;
 	}
-	printf("1..14\n");
+	ran_on = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ran_on == MAP_FAILED) {
+		printf("Bail out! no shared page\n");
+		return 1;
+	}
+	printf("1..18\n");
+	want = hdp_tag_check_wanted();
+	mte3 = (getauxval(AT_HWCAP2) & (1UL << 22)) != 0;
 	p = mte_pool("basic", "on_violation=report");
 	obj = hdp_pool_alloc(p);
 	if (!obj) {
 		printf("Bail out! allocation failed\n");
 		return 1;
 	}
+	got = (enum hdp_tag_check)hdp_tag_check_in_force(&why);
+	name = hdp_tag_check_name(want);
+	printf("# wanted %s, in force %s%s%s\n", name, hdp_tag_check_name(got), *why ? ": " : "", why);
+	if (want == HDP_TAG_CHECK_ASYMM && !mte3)
+		ok(got == HDP_TAG_CHECK_SYNC && strstr(why, "no MTE3") && strstr(why, "checking in sync"),
+		   "asymm without MTE3 falls back to sync, and says so");
+	else if (want == HDP_TAG_CHECK_ASYMM)
+		ok(got == HDP_TAG_CHECK_ASYMM || strstr(why, "mte_tcf_preferred"),
+		   "asymm with MTE3: in force, or the CPU's preference named");
+	else
+		ok(got == want && !*why, "the mode asked for is the mode in force, nothing said");
+	ok(hdp_tag_check_request(want == HDP_TAG_CHECK_SYNC ? HDP_TAG_CHECK_ASYNC
+							    : HDP_TAG_CHECK_SYNC) == -EBUSY &&
+	   hdp_tag_check_request(want) == 0,
+	   "once MTE is on, another mode is refused (EBUSY), the same one taken");
 	ok(hdp_tag_of(obj) != 0, "a tagged object never gets the match-all tag");
 	ok(memory_tag_of(obj) == hdp_tag_of(obj), "STG gave the memory the pointer's tag");
 	memcpy(obj, "hello, mte", 11);
@@ -164,11 +261,13 @@ int main(void)
 	ok(memory_tag_of(hdp_untag(obj)) == 0, "free retags the memory to 0");
 	ok(((char *)hdp_untag(obj))[0] == 0, "STZG wiped it on free in the same pass");
 	ok(hdp_pool_copy_out(p, buf, obj, 8) == -EFAULT,
-	   "a checked copy through a stale pointer is refused, not faulted");
+	   "a checked copy through a stale pointer is refused, not faulted, in any mode");
 	hdp_pool_free(p, obj);
 	hdp_pool_stats_get(p, &st);
 	ok(st.harden.violations[HDP_V_DOUBLE_FREE] == 1, "a double free is caught");
 	ok(strcmp(st.harden.tag_backend, "mte") == 0, "stats name the mte backend");
+	ok(st.harden.tag_check && strcmp(st.harden.tag_check, hdp_tag_check_name(got)) == 0,
+	   "stats name the mode in force");
 
 	p = mte_pool("sampled", "tag_sample=4");
 	for (int i = 0; i < 64; i++) {
@@ -179,14 +278,25 @@ int main(void)
 	   "tag_sample=4 tags the first, then one in four");
 	hdp_pool_free_burst(p, (void **)objs, 64);
 
-	dies(read_after_free, SIGABRT, "tag_mismatch in pool 'raf'",
-	     "a raw read after free faults and is reported");
-	dies(write_after_reuse, SIGABRT, "MTE synchronous tag check fault",
-	     "a write through an old handle after reuse faults");
-	dies(overflow_right, SIGABRT, "tag_mismatch in pool 'right'",
-	     "an overflow into the right neighbour faults");
-	dies(underflow_left, SIGABRT, "tag_mismatch in pool 'left'",
-	     "an underflow into the left neighbour faults");
+	/* Reads stop at the access in sync and asymm; writes only in sync. */
+	late_read = got == HDP_TAG_CHECK_ASYNC;
+	late_write = got != HDP_TAG_CHECK_SYNC;
+	snprintf(what, sizeof(what), "%s: a raw read after free is caught %s", hdp_tag_check_name(got),
+		 late_read ? "later, with no address" : "at the access, pool and offset named");
+	dies_when(read_after_free, SIGABRT, fault_words(got, false, "raf", words, sizeof(words)),
+		  late_read, what);
+	snprintf(what, sizeof(what), "%s: a raw write through an old handle after reuse is caught %s",
+		 hdp_tag_check_name(got), late_write ? "later, with no address" : "at the access");
+	dies_when(write_after_reuse, SIGABRT, fault_words(got, true, "reuse", words, sizeof(words)),
+		  late_write, what);
+	dies_when(overflow_right, SIGABRT, fault_words(got, true, "right", words, sizeof(words)), -1,
+		  "an overflow into the right neighbour faults");
+	dies_when(underflow_left, SIGABRT, fault_words(got, true, "left", words, sizeof(words)), -1,
+		  "an underflow into the left neighbour faults");
+	snprintf(what, sizeof(what), "%s: a thread that checked nothing gets the mode with its first "
+		 "objects, and its raw read after free is caught", hdp_tag_check_name(got));
+	dies_when(adopted_thread, SIGABRT, fault_words(got, false, "adopt", words, sizeof(words)),
+		  late_read, what);
 	dies(plain_null_deref, SIGSEGV, NULL,
 	     "a fault that is not a tag check is passed on untouched");
 	return failed ? 1 : 0;

@@ -179,3 +179,34 @@ Test(fwd_config, a_bad_idle_spin_us_names_file_line_key_and_value)
 			       "microseconds from 0 (off: sleep at once) to 1000000"), "%s",
 		  captured_logs());
 }
+
+/* The process's MTE mode: sync unless asked, three names, a bad one named. */
+Test(fwd_config, tag_check_takes_sync_async_asymm_and_names_a_bad_one)
+{
+	static const char *const refused[] = { "", "SYNC", "fast", "asym", "none", "sync," };
+
+	cr_assert_eq(cfg->tag_check, HDP_TAG_CHECK_SYNC);
+	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "tag_check", "async", "t.ini", 4), 0);
+	cr_assert_eq(cfg->tag_check, HDP_TAG_CHECK_ASYNC);
+	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "tag_check", "asymm", "t.ini", 4), 0);
+	cr_assert_eq(cfg->tag_check, HDP_TAG_CHECK_ASYMM);
+	for (size_t i = 0; i < HDP_ARRAY_SIZE(refused); i++) {
+		clear_logs();
+		cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "tag_check", refused[i], "t.ini", 9),
+			     -EINVAL, "'%s'", refused[i]);
+		cr_assert(log_contains("t.ini") && log_contains("tag_check") &&
+			  log_contains("expected sync, async or asymm"), "%s", captured_logs());
+		cr_assert_eq(cfg->tag_check, HDP_TAG_CHECK_ASYMM, "'%s' left its mark", refused[i]);
+	}
+}
+
+/* The threads run in the mode: a reload may not change it. */
+Test(fwd_config, tag_check_needs_a_restart)
+{
+	static struct hdp_fwd_cfg next;
+
+	next = *cfg;
+	cr_assert_null(hdp_fwd_cfg_restart_key(cfg, &next));
+	cr_assert_eq(hdp_fwd_cfg_set_global(&next, "tag_check", "async", "t.ini", 2), 0);
+	cr_assert_str_eq(hdp_fwd_cfg_restart_key(cfg, &next), "tag_check");
+}

@@ -16,6 +16,7 @@
 
 #include <hdp/pool.h>
 #include <hdp/profile.h>
+#include <hdp/tag.h>
 #include <hdp/xdp_prog.h>
 
 /* Multi-buffer AF_XDP (Linux 6.6), for headers older than the kernel. */
@@ -123,6 +124,12 @@ struct hdp_fwd_cfg {
 	 * which never sleeps. AF_XDP ports only.
 	 */
 	uint32_t idle_spin_us;
+	/*
+	 * MTE's tag check mode (hdp/tag.h), the process's: asked for before
+	 * any pool is made; default HDP_TAG_CHECK's, else sync. No MTE, no
+	 * effect. A reload cannot change it (the threads run in it).
+	 */
+	enum hdp_tag_check tag_check;
 	char ctl_path[108];		/* control socket; "": none */
 	char huge_dir[256];		/* hugetlbfs mount for the UMEM, or "" */
 	char user[64];			/* run as this user once set up, or "" */

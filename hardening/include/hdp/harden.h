@@ -423,11 +423,18 @@ unsigned hdp_harden_pool_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls
  */
 void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t);
 
+/*
+ * A thread takes its first objects from @hp: with MTE on, it gets the
+ * process's tag check mode (the kernel keeps it per thread; tag.h).
+ */
+void hdp_harden_thread_adopt(struct hdp_harden_pool *hp);
+
 struct hdp_harden_stats {
 	unsigned flags;			/* enum hdp_hflag */
 	enum hdp_policy on_violation;
 	uint64_t epoch;
 	const char *tag_backend;	/* "off", "soft", "mte" */
+	const char *tag_check;		/* mte: the mode in force (tag.h); else "none" */
 	uint64_t counters[HDP_COUNTERS_MAX];	/* enum hdp_counter, then the registered */
 	uint64_t changes;
 	int64_t changed_at;
