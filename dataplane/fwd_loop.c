@@ -230,6 +230,23 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * While spinning: a driver that stopped for want of fill frames (zero
+ * copy, need_wakeup) waits to be told there are some again, which the
+ * sleep's poll() would have done.
+ */
+static void kick_fill(struct fwd_worker *w)
+{
+	for (unsigned i = 0; i < w->ndirs; i++) {
+		struct fwd_port *in = w->dirs[i].in;
+
+		if (in->fd >= 0 && xsk_ring_prod__needs_wakeup(&in->fill)) {
+			hdp_counter_add(&in->stats.wakeups, 1);
+			recvfrom(in->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+		}
+	}
+}
+
 /* A pass found nothing: true to pass again, false to sleep. */
 static bool spin_on(struct hdp_fwd *f, struct fwd_spin *s)
 {
@@ -271,6 +288,7 @@ void *fwd_worker_main(void *arg)
 		if (f->cfg->busy_poll)
 			continue;
 		if (spin_on(f, &spin)) {
+			kick_fill(w);
 			sched_yield();	/* a runnable NAPI thread on this core goes first */
 			continue;
 		}

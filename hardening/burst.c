@@ -63,6 +63,13 @@ static inline struct burst burst_begin(struct hdp_harden_pool *hp, struct hdp_ha
 {
 	const struct hdp_layout *l = &hp->layout;
 
+	/*
+	 * The kernel keeps the tag check mode per thread: a thread gets the
+	 * process's the first time it takes or gives back MTE objects, even
+	 * when MTE was switched on after it started (a TLS flag after that).
+	 */
+	if (hp->mte)
+		tag_mte_adopt_thread();
 	return (struct burst){
 		.hp = hp, .t = t, .v = v, .flags = hdp_view_flags(v),
 		.s = t ? t->smp : (struct hdp_harden_samplers){ 0 },

@@ -77,7 +77,7 @@ int bounds_check(struct hdp_harden_pool *hp, unsigned flags, const void *p, size
  */
 bool tag_mte_probe(void);
 int tag_mte_attach(struct hdp_harden_pool *hp);
-/* A thread meets an MTE pool: give it the process's tag check mode. */
+/* A thread takes or frees MTE objects: give it the process's tag check mode, once. */
 void tag_mte_adopt_thread(void);
 /* An MTE pool goes away (the asynchronous report no longer names it). */
 void tag_mte_forget(struct hdp_harden_pool *hp);

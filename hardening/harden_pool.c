@@ -244,12 +244,6 @@ int hdp_harden_pool_configure(struct hdp_harden_pool *hp,
 	return hdp_harden_pool_apply(hp, &p, excluded, why);
 }
 
-void hdp_harden_thread_adopt(struct hdp_harden_pool *hp)
-{
-	if (hp->mte)
-		tag_mte_adopt_thread();
-}
-
 void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t)
 {
 	hdp_protection_tls_release(hp, t);

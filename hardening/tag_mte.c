@@ -112,8 +112,14 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 						  memory_order_relaxed);
 		hdp_violation_abort(&v);
 	}
-	/* Not ours: let the previous handler (or the default) have it. */
+	/*
+	 * Not ours: let the previous handler (or the default) have it. A
+	 * synchronous fault comes again when the access is retried; an
+	 * asynchronous one would not, so it is raised again.
+	 */
 	sigaction(SIGSEGV, &previous_segv, NULL);
+	if (si->si_code == SEGV_MTEAERR)
+		raise(SIGSEGV);
 	(void)sig;
 	(void)uctx;
 }
@@ -174,18 +180,26 @@ static int probe_access(unsigned long tcf, bool write)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* What a thread in mode @tcf really gets, read from a bad read and a bad write. */
-static enum hdp_tag_check probe_mode(unsigned long tcf)
+/*
+ * What a thread in mode @tcf really gets, read from a bad read and a bad
+ * write; -1 when the probe itself failed (no fork, a child that died of
+ * something else), and @how says what happened.
+ */
+static int probe_mode(unsigned long tcf, const char **how)
 {
 	int rd = probe_access(tcf, false), wr = probe_access(tcf, true);
 
+	*how = "";
 	if (rd == 1 && wr == 1)
 		return HDP_TAG_CHECK_SYNC;
 	if (rd == 2 && wr == 2)
 		return HDP_TAG_CHECK_ASYNC;
 	if (rd == 1 && wr == 2)
 		return HDP_TAG_CHECK_ASYMM;
-	return HDP_TAG_CHECK_NONE;
+	if (rd == 3 && wr == 3)
+		return HDP_TAG_CHECK_NONE;
+	*how = rd < 0 || wr < 0 ? "could not run (fork or wait failed)" : "gave no clear answer";
+	return -1;
 }
 
 /* Every CPU's mte_tcf_preferred if they agree, "mixed" if not, NULL if there is none. */
@@ -220,6 +234,8 @@ static const char *preferred_mode(char *buf, size_t len)
 static void mte_enable_process(void)
 {
 	enum hdp_tag_check want = tag_check_settle(), got;
+	const char *how;
+	int probed;
 	bool mte3 = (getauxval(AT_HWCAP2) & HWCAP2_MTE3) != 0;
 	struct sigaction sa;
 	char pref_buf[16], why[320];
@@ -248,9 +264,17 @@ static void mte_enable_process(void)
 	}
 	if (mte_once_err)
 		return;
-	got = probe_mode(mte_tcf);
+	probed = probe_mode(mte_tcf, &how);
 	pref = preferred_mode(pref_buf, sizeof(pref_buf));
-	tag_check_explain(want, got, mte3, pref, why, sizeof(why));
+	if (probed >= 0) {
+		got = (enum hdp_tag_check)probed;
+		tag_check_explain(want, got, mte3, pref, why, sizeof(why));
+	} else {
+		/* Unprobed: what was asked of the kernel, said to be assumed. */
+		got = mte_tcf == PR_MTE_TCF_ASYNC ? HDP_TAG_CHECK_ASYNC : HDP_TAG_CHECK_SYNC;
+		snprintf(why, sizeof(why), "tag_check = %s: the probe of the mode in force %s; "
+			 "assuming %s", hdp_tag_check_name(want), how, hdp_tag_check_name(got));
+	}
 	tag_check_record(got, why);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_segv;

@@ -158,8 +158,6 @@ HDP_COLD static struct pool_cache *cache_create(struct hdp_pool *pool)
 	pthread_mutex_unlock(&pool->lock);
 
 	tls_caches[pool->id] = (struct tls_slot){ .cache = c, .gen = pool->gen };
-	/* A thread's first objects from this pool: the tag check mode comes with them. */
-	hdp_harden_thread_adopt(&pool->hp);
 	return c;
 }
 

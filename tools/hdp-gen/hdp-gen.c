@@ -198,6 +198,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (stamp && (corrupt || truncate)) {
+		fprintf(stderr, "hdp-gen: --stamp measures latency; --corrupt and --truncate are for "
+			"hdp-sink --verify runs, without it\n");
+		return 2;
+	}
 	if (stamp && sizes.min < HDP_GEN_STAMPED_MIN) {
 		fprintf(stderr, "hdp-gen: --stamp needs frames of %u bytes or more (--size)\n",
 			HDP_GEN_STAMPED_MIN);
@@ -250,7 +255,9 @@ int main(int argc, char **argv)
 			iov[i] = (struct iovec){ frames[i], size };
 			msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
 		}
-		hdp_gen_pace_until(t0_ns, sent, rate);
+		hdp_gen_pace_until(t0_ns, sent, rate, &stop);
+		if (stop)
+			break;
 		/* Last, just before the send: the time the frame waits from here on. */
 		if (stamp)
 			hdp_gen_frame_stamp(frames[0], hdp_gen_now_ns());

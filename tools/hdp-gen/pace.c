@@ -25,7 +25,8 @@ void hdp_gen_pace_init(void)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 }
 
-void hdp_gen_pace_until(uint64_t t0_ns, uint64_t nth, unsigned long rate)
+void hdp_gen_pace_until(uint64_t t0_ns, uint64_t nth, unsigned long rate,
+			const volatile sig_atomic_t *stop)
 {
 	uint64_t due, now;
 
@@ -38,8 +39,8 @@ void hdp_gen_pace_until(uint64_t t0_ns, uint64_t nth, unsigned long rate)
 		uint64_t nap = due - now - SPIN_NS;
 		struct timespec ts = { (time_t)(nap / 1000000000ull), (long)(nap % 1000000000ull) };
 
-		nanosleep(&ts, NULL);
+		nanosleep(&ts, NULL);	/* EINTR: a signal; *stop says whether to go on */
 	}
-	while (hdp_gen_now_ns() < due)
+	while (!*stop && hdp_gen_now_ns() < due)
 		;
 }

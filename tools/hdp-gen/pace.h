@@ -8,6 +8,7 @@
 #ifndef HDP_GEN_PACE_H
 #define HDP_GEN_PACE_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -19,9 +20,11 @@ void hdp_gen_pace_init(void);
 
 /*
  * Return when frame @nth of a run that started at @t0_ns and sends @rate
- * frames a second is due (at once if it is late; @rate 0: at once). Sleeps
- * while the frame is far off, spins the last stretch.
+ * frames a second is due (at once if it is late; @rate 0: at once), or as
+ * soon as *@stop is set (a signal). Sleeps while the frame is far off,
+ * spins the last stretch.
  */
-void hdp_gen_pace_until(uint64_t t0_ns, uint64_t nth, unsigned long rate);
+void hdp_gen_pace_until(uint64_t t0_ns, uint64_t nth, unsigned long rate,
+			const volatile sig_atomic_t *stop);
 
 #endif /* HDP_GEN_PACE_H */

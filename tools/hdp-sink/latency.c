@@ -100,25 +100,32 @@ static uint64_t quantile(const struct lat_total *t, double q)
 	return t->s.max_ns;
 }
 
-static void print_json(const char *ifname, const struct lat_total *t, double secs)
+static void print_json(const struct lat_total *t, double secs)
 {
 	static const struct { const char *name; double q; } qs[] = {
 		{ "p50", 0.50 }, { "p90", 0.90 }, { "p99", 0.99 }, { "p999", 0.999 },
 	};
 	const char *sep = "";
 
-	printf("{\"iface\":\"%s\",\"seconds\":%.3f,\"stamped\":%llu,\"unstamped\":%llu,"
+	printf("{\"seconds\":%.3f,\"stamped\":%llu,\"unstamped\":%llu,"
 	       "\"bytes\":%llu,\"reordered\":%llu,\"highest_seq\":%lld,\"missing_below\":%llu",
-	       ifname, secs, (unsigned long long)t->s.stamped,
+	       secs, (unsigned long long)t->s.stamped,
 	       (unsigned long long)t->s.unstamped, (unsigned long long)t->s.bytes,
 	       (unsigned long long)t->s.reordered, (long long)t->s.next_seq - 1,
 	       /* Frames below the highest seq that never came (a reordered one came). */
 	       (unsigned long long)(t->s.next_seq > t->s.stamped ? t->s.next_seq - t->s.stamped : 0));
-	printf(",\"min_ns\":%llu,\"mean_ns\":%.0f,\"max_ns\":%llu", (unsigned long long)t->s.min_ns,
-	       t->s.stamped ? (double)t->s.sum_ns / (double)t->s.stamped : 0.0,
-	       (unsigned long long)t->s.max_ns);
-	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
-		printf(",\"%s_ns\":%llu", qs[i].name, (unsigned long long)quantile(t, qs[i].q));
+	/* No frame, no latency: null, never a 0 that would pass for a figure. */
+	if (!t->s.stamped) {
+		printf(",\"min_ns\":null,\"mean_ns\":null,\"max_ns\":null");
+		for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+			printf(",\"%s_ns\":null", qs[i].name);
+	} else {
+		printf(",\"min_ns\":%llu,\"mean_ns\":%.0f,\"max_ns\":%llu",
+		       (unsigned long long)t->s.min_ns, (double)t->s.sum_ns / (double)t->s.stamped,
+		       (unsigned long long)t->s.max_ns);
+		for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+			printf(",\"%s_ns\":%llu", qs[i].name, (unsigned long long)quantile(t, qs[i].q));
+	}
 	/* The histogram, as [lowest ns, width ns, frames] of every bucket that holds any. */
 	printf(",\"hist\":[");
 	for (uint32_t i = 0; i < HDP_LAT_BUCKETS; i++) {
@@ -146,6 +153,12 @@ int sink_latency(const char *ifname, const struct sink_opts *o)
 	}
 	stats = hdp_xdp_prog_map_fd(p, "lat_stats");
 	hist = hdp_xdp_prog_map_fd(p, "lat_hist");
+	/*
+	 * A veth given an XDP program switches its receive path to NAPI; a
+	 * frame sent at that moment may be dropped. "measuring" is the sender's
+	 * cue, so it comes once the switch is long over.
+	 */
+	nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
 	printf("measuring latency on %s\n", ifname);
 	fflush(stdout);
 	while (!sink_stop) {
@@ -168,7 +181,7 @@ int sink_latency(const char *ifname, const struct sink_opts *o)
 		fprintf(stderr, "hdp-sink: reading the latency maps on %s failed\n", ifname);
 		rc = 1;
 	} else {
-		print_json(ifname, &t, sink_now() - start);
+		print_json(&t, sink_now() - start);
 	}
 	hdp_xdp_prog_close(p);
 	return rc;

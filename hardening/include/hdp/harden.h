@@ -423,12 +423,6 @@ unsigned hdp_harden_pool_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls
  */
 void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t);
 
-/*
- * A thread takes its first objects from @hp: with MTE on, it gets the
- * process's tag check mode (the kernel keeps it per thread; tag.h).
- */
-void hdp_harden_thread_adopt(struct hdp_harden_pool *hp);
-
 struct hdp_harden_stats {
 	unsigned flags;			/* enum hdp_hflag */
 	enum hdp_policy on_violation;

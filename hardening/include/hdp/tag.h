@@ -24,7 +24,7 @@ bool hdp_tag_mte_available(void);
  * The mode is the process's, not a pool's: the kernel keeps it per thread,
  * and hdp sets it on every thread that uses an MTE pool (the thread that
  * turns MTE on, the threads it starts afterwards, and any other thread
- * when it first takes from such a pool). Ask before the first MTE pool is
+ * when it first takes or gives back objects of such a pool). Ask before the first MTE pool is
  * configured (hdp_tag_check_request, else the environment variable
  * HDP_TAG_CHECK=sync|async|asymm; default sync); hdp then finds out what
  * the CPU and the kernel give, by a probe (a bad read and a bad write, in
