@@ -25,7 +25,9 @@ void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg)
 	cfg->fill_size = 2048;
 	cfg->stats_interval = 1;
 	cfg->busy_budget = 64;
-	cfg->tag_check = hdp_tag_check_wanted();
+	/* The environment's wish or sync: a file without the key means that. */
+	if (hdp_tag_check_parse(getenv("HDP_TAG_CHECK"), &cfg->tag_check))
+		cfg->tag_check = HDP_TAG_CHECK_SYNC;
 	cfg->metrics_mode = 0644;	/* node_exporter reads it as another user */
 	hdp_harden_config_init(&cfg->harden);
 	hdp_harden_config_declare(&cfg->harden, HDP_FWD_UMEM_POOL);

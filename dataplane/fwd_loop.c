@@ -252,8 +252,10 @@ static bool spin_on(struct hdp_fwd *f, struct fwd_spin *s)
 {
 	uint32_t us;
 
+	/* A reload to 0 ends a spin under way too: "off" means sleep now. */
 	if (s->deadline)
-		return now_ns() < s->deadline;
+		return now_ns() < s->deadline &&
+		       atomic_load_explicit(&f->idle_spin_us, memory_order_relaxed);
 	if (!s->armed)
 		return false;	/* nothing came since the last sleep ended */
 	us = atomic_load_explicit(&f->idle_spin_us, memory_order_relaxed);

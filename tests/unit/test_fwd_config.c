@@ -210,3 +210,17 @@ Test(fwd_config, tag_check_needs_a_restart)
 	cr_assert_eq(hdp_fwd_cfg_set_global(&next, "tag_check", "async", "t.ini", 2), 0);
 	cr_assert_str_eq(hdp_fwd_cfg_restart_key(cfg, &next), "tag_check");
 }
+
+/* Without the key, the environment's wish: a file that drops it means that, not what runs. */
+Test(fwd_config, tag_check_defaults_to_the_environment)
+{
+	static struct hdp_fwd_cfg c;
+
+	setenv("HDP_TAG_CHECK", "asymm", 1);
+	hdp_fwd_cfg_defaults(&c);
+	cr_assert_eq(c.tag_check, HDP_TAG_CHECK_ASYMM);
+	setenv("HDP_TAG_CHECK", "bogus", 1);
+	hdp_fwd_cfg_defaults(&c);
+	cr_assert_eq(c.tag_check, HDP_TAG_CHECK_SYNC);
+	unsetenv("HDP_TAG_CHECK");
+}
