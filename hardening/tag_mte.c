@@ -115,10 +115,11 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 	/*
 	 * Not ours: let the previous handler (or the default) have it. A
 	 * synchronous fault comes again when the access is retried; an
-	 * asynchronous one would not, so it is raised again.
+	 * asynchronous one would not, nor would a signal another process
+	 * sent (si_code <= 0), so those are raised again.
 	 */
 	sigaction(SIGSEGV, &previous_segv, NULL);
-	if (si->si_code == SEGV_MTEAERR)
+	if (si->si_code == SEGV_MTEAERR || si->si_code <= 0)
 		raise(SIGSEGV);
 	(void)sig;
 	(void)uctx;

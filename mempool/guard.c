@@ -83,8 +83,10 @@ static bool in_gap(const struct hdp_layout *l, uintptr_t a, char *detail, size_t
 static void on_segv(int sig, siginfo_t *si, void *uctx)
 {
 	uintptr_t a = (uintptr_t)hdp_untag(si->si_addr);
+	/* kill(2) and friends: no fault, and si_addr holds no address. */
+	bool sent = si->si_code <= 0;
 
-	for (unsigned i = 0; i < HDP_POOL_MAX; i++) {
+	for (unsigned i = 0; i < HDP_POOL_MAX && !sent; i++) {
 		struct hdp_harden_pool *hp = atomic_load_explicit(&table[i].hp,
 								  memory_order_acquire);
 		const struct watched *w = &table[i];
@@ -112,8 +114,15 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 			.offset = offset, .size = 0, .detail = detail,
 		});
 	}
-	/* Not ours: let the previous handler (or the default) have it. */
+	/*
+	 * Not ours: let the previous handler (or the default) have it. A
+	 * fault comes again when the access is retried; a signal another
+	 * process sent would not (a SIGSEGV from systemctl kill was swallowed
+	 * once), so that one is raised again.
+	 */
 	sigaction(SIGSEGV, &previous_segv, NULL);
+	if (sent)
+		raise(SIGSEGV);
 	(void)sig;
 	(void)uctx;
 }

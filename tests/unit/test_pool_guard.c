@@ -50,7 +50,10 @@ static int touch_in_child(enum hdp_mem_kind mem, long off, char *out, size_t len
 			_exit(3);
 		hdp_pool_region(pool, &lay);
 
-		if (off == LONG_MIN) {
+		if (off == LONG_MAX) {
+			/* No fault: SIGSEGV sent, as by kill -SEGV or systemctl kill. */
+			kill(getpid(), SIGSEGV);
+		} else if (off == LONG_MIN) {
 			/* A fault nowhere near a pool: a page of our own, inaccessible. */
 			char *far = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -138,6 +141,22 @@ Test(pool_guard, a_fault_elsewhere_is_not_called_a_guard)
 	 * Outside every pool's guard: passed on to the handler before hdp's,
 	 * the default (killed by SIGSEGV) or a sanitizer's (its report, a
 	 * failing exit).
+	 */
+	cr_assert((WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) ||
+		  (WIFEXITED(status) && WEXITSTATUS(status) != 0 && strstr(report, "SEGV")),
+		  "status %#x: %s", status, report);
+	cr_assert(!strstr(report, "guard_page"), "%s", report);
+}
+
+Test(pool_guard, a_sigsegv_another_process_sends_still_kills)
+{
+	char report[1024];
+	int status = touch_in_child(HDP_MEM_PLAIN, LONG_MAX, report, sizeof(report));
+
+	/*
+	 * Not a fault, so no retry brings it back: the handler raises it again
+	 * for the default (or a sanitizer's) handler. Swallowed, the child
+	 * would go on and exit 0, as hdp-fwd did under systemctl kill.
 	 */
 	cr_assert((WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) ||
 		  (WIFEXITED(status) && WEXITSTATUS(status) != 0 && strstr(report, "SEGV")),
