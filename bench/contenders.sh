@@ -1,3 +1,6 @@
+#!/bin/bash
+# A library, sourced, not run (it has a #! line for the tools that judge
+# an executable file by it: under libexec every file is executable).
 # shellcheck shell=bash
 # What hdp-bench compare and latency share: where the programs are, the
 # contenders (how each starts, is checked and is stopped), the placement of

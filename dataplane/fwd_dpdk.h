@@ -4,6 +4,10 @@
  * arguments after "--". The ports are DPDK device names (net_pcap0,
  * net_null0, 0000:01:00.0, ...); every mbuf comes from the pool "mbufs",
  * made with the hdp mempool driver under hdp-fwd's own profiles.
+ *
+ * The two functions below are all of the module hdp-fwd-dpdk.so that
+ * hdp-fwd sees: it looks them up by name (fwd_dpdk_load.c), so their
+ * pointer types are part of the interface too.
  */
 #ifndef HDP_FWD_DPDK_H
 #define HDP_FWD_DPDK_H
@@ -35,6 +39,8 @@ struct hdp_fwd_dpdk_hooks {
  * --check-config runs too. 0 or -EINVAL (said on stderr).
  */
 int hdp_fwd_dpdk_check(const struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv);
+typedef int (*hdp_fwd_dpdk_check_fn_t)(const struct hdp_fwd_cfg *cfg, int eal_argc,
+				       char **eal_argv);
 
 /*
  * Run until *@hooks->stop or cfg->duration: 0 after a clean stop with
@@ -44,5 +50,7 @@ int hdp_fwd_dpdk_check(const struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_a
  */
 int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 		     const struct hdp_fwd_dpdk_hooks *hooks);
+typedef int (*hdp_fwd_dpdk_run_fn_t)(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
+				     const struct hdp_fwd_dpdk_hooks *hooks);
 
 #endif /* HDP_FWD_DPDK_H */

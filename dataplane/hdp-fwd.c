@@ -21,11 +21,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#if HDP_HAVE_DPDK
-#include "fwd_dpdk.h"
-#endif
+#include "fwd_dpdk_load.h"
 
 static struct hdp_fwd *running;
+static struct hdp_fwd_dpdk_module dpdk_module;	/* loaded with EAL arguments */
 static volatile sig_atomic_t stop_requested;
 static bool keep_caps;
 
@@ -363,13 +362,14 @@ static int preflight(struct hdp_fwd_cfg *cfg)
 		fprintf(stderr, "hdp-fwd: EAL arguments after --, but built without DPDK\n");
 		return 2;
 	}
+	/* Before any other check: those of the EAL arguments are the module's. */
+	if (eal_argc && hdp_fwd_dpdk_load(&dpdk_module))
+		return 2;
 	/* Before the first pool: the first MTE pool settles the mode for good. */
 	hdp_tag_check_request(cfg->tag_check);
 	ret = hdp_fwd_preflight(cfg, eal_argc != 0, keep_caps);
-#if HDP_HAVE_DPDK
-	if (eal_argc && hdp_fwd_dpdk_check(cfg, eal_argc, eal_argv))
+	if (eal_argc && dpdk_module.check(cfg, eal_argc, eal_argv))
 		ret = -EINVAL;
-#endif
 	return ret == -EINVAL ? 2 : ret ? 1 : 0;
 }
 
@@ -442,12 +442,10 @@ static int reread(const struct hdp_fwd_cfg *cur, struct hdp_fwd_cfg *next, bool 
 	return 0;
 }
 
-#if HDP_HAVE_DPDK
 static int reread_dpdk(const struct hdp_fwd_cfg *cur, struct hdp_fwd_cfg *next)
 {
 	return reread(cur, next, true);
 }
-#endif
 
 /* SIGHUP on AF_XDP ports: 0 when the file was read and applied. */
 static int reload(struct hdp_fwd *f, struct hdp_fwd_cfg *cfg)
@@ -498,7 +496,6 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_sighup;
 	sigaction(SIGHUP, &sa, NULL);	/* during set-up too: acted on once running */
 	signal(SIGPIPE, SIG_IGN);
-#if HDP_HAVE_DPDK
 	if (eal_argc) {
 		struct hdp_fwd_dpdk_hooks hooks = {
 			.stop = &stop_requested, .reload = &reload_requested,
@@ -506,9 +503,8 @@ int main(int argc, char **argv)
 			.drop_privileges = !keep_caps,
 		};
 
-		return hdp_fwd_dpdk_run(&cfg, eal_argc, eal_argv, &hooks);
+		return dpdk_module.run(&cfg, eal_argc, eal_argv, &hooks);
 	}
-#endif
 
 	reserve_hugepages(&cfg);
 	f = hdp_fwd_create(&cfg);
