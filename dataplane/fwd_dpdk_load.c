@@ -9,9 +9,9 @@
  * Installed, the module is in LIBDIR/hdp, reached from hdp-fwd's own
  * directory by the relative libdir that meson computes for RUNPATHs, so an
  * install under any prefix or DESTDIR works as it is; in the build tree it
- * sits next to hdp-fwd. Neither place is used when anyone may write to it:
- * hdp-fwd runs as root, and a copy of it in /tmp must not load whatever
- * someone put beside it.
+ * sits next to hdp-fwd. Neither place is used when another user owns it
+ * or may write to it or its directory: hdp-fwd runs as root, and a copy
+ * of it in /tmp must not load whatever someone put beside it.
  */
 #include "fwd_dpdk_load.h"
 
@@ -35,11 +35,11 @@ _Static_assert(sizeof(void *) == sizeof(hdp_fwd_dpdk_run_fn_t),
 	       "dlsym()'s pointer does not hold a function's");
 
 #define CANDIDATES_MAX 2
-#define WORLD_WRITABLE (-1)	/* a candidate's err: there, but refused */
+#define UNTRUSTED (-1)	/* a candidate's err: there, but refused */
 
 struct candidate {
 	char path[PATH_MAX];
-	int err;		/* why it was not taken: an errno or WORLD_WRITABLE */
+	int err;		/* why it was not taken: an errno or UNTRUSTED */
 };
 
 /* @a, @b and @c end to end in @dst, of PATH_MAX bytes. */
@@ -99,6 +99,15 @@ static int find_candidates(struct candidate *c, unsigned *n, const char *named)
 	return join(c[1].path, dir, "/", HDP_FWD_DPDK_MODULE);
 }
 
+/*
+ * Only root or hdp-fwd's own user may have put it there, and nobody else
+ * may change it: hdp-fwd runs as root, and loads what it finds.
+ */
+static bool trusted(const struct stat *st)
+{
+	return (st->st_uid == 0 || st->st_uid == geteuid()) && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
 /* 0 when @c's file is there and may be loaded, else why not (c->err too). */
 static int examine(struct candidate *c, bool named)
 {
@@ -113,8 +122,8 @@ static int examine(struct candidate *c, bool named)
 	len = (size_t)(strrchr(c->path, '/') - c->path);	/* every candidate has one */
 	memcpy(dir, c->path, len);
 	dir[len] = '\0';
-	if ((st.st_mode & S_IWOTH) || stat(dir[0] ? dir : "/", &st) || (st.st_mode & S_IWOTH))
-		return c->err = WORLD_WRITABLE;
+	if (!trusted(&st) || stat(dir[0] ? dir : "/", &st) || !trusted(&st))
+		return c->err = UNTRUSTED;
 	return c->err = 0;
 }
 
@@ -125,8 +134,8 @@ static void say_missing(const struct candidate *c, unsigned n, bool named)
 	for (unsigned i = 0; i < n; i++)
 		fprintf(stderr, "%s %s%s: %s", i ? ";" : "", c[i].path,
 			named ? " (" HDP_FWD_DPDK_MODULE_ENV ")" : "",
-			c[i].err == WORLD_WRITABLE ? "anyone may write to it or its directory, "
-			"so it is not loaded" : strerror(c[i].err));
+			c[i].err == UNTRUSTED ? "another user owns or may write to it or "
+			"its directory, so it is not loaded" : strerror(c[i].err));
 	fputc('\n', stderr);
 }
 

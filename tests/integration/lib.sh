@@ -32,7 +32,7 @@ cleanup() {
 	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	"$src/scripts/topology" down "$name"
-	rm -rf "$work" "$sock"
+	rm -rf --one-file-system "$work" "$sock"
 }
 trap cleanup EXIT
 

@@ -27,15 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int n, failed;
-/* Set by a child right after its bad access: it ran on, the fault came later. */
-static volatile int *ran_on;
-
-static void ok(int cond, const char *what)
-{
-	printf("%sok %d - %s\n", cond ? "" : "not ", ++n, what);
-	failed += !cond;
-}
+#include "mte_tap.h"
 
 static struct hdp_pool *mte_pool(const char *name, const char *extra)
 {
@@ -55,61 +47,6 @@ static struct hdp_pool *mte_pool(const char *name, const char *extra)
 		exit(1);
 	}
 	return pool;
-}
-
-static unsigned memory_tag_of(const void *p)
-{
-	uintptr_t t = (uintptr_t)p;
-
-	__asm__ volatile(".arch armv8.5-a+memtag\n\tldg %0, [%0]" : "+r"(t));
-	return (unsigned)(t >> 56) & 0xf;
-}
-
-/*
- * Run @fn in a child; it should die of @sig having written @words, and
- * have run on past its bad access (@later) or not.
- */
-static void dies_when(void (*fn)(void), int sig, const char *words, int later, const char *what)
-{
-	char buf[4096] = "";
-	int fds[2], status;
-	ssize_t len = 0, r;
-	pid_t pid;
-
-	fflush(stdout);
-	*ran_on = 0;
-	if (pipe(fds))
-		exit(1);
-	pid = fork();
-	if (pid == 0) {
-		dup2(fds[1], STDERR_FILENO);
-		fn();
-		_exit(0);
-	}
-	close(fds[1]);
-	while ((r = read(fds[0], buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
-		len += r;
-	buf[len] = '\0';
-	close(fds[0]);
-	waitpid(pid, &status, 0);
-	ok(WIFSIGNALED(status) && WTERMSIG(status) == sig && (!words || strstr(buf, words)) &&
-	   (later < 0 || *ran_on == later), what);
-	if (!(WIFSIGNALED(status) && WTERMSIG(status) == sig) || (words && !strstr(buf, words)) ||
-	    (later >= 0 && *ran_on != later))
-		printf("# child ended with status 0x%x, ran on %d (wanted %d): %s\n", status,
-		       *ran_on, later, buf);
-}
-
-static void dies(void (*fn)(void), int sig, const char *words, const char *what)
-{
-	dies_when(fn, sig, words, -1, what);
-}
-
-/* After a bad access: mark that the thread ran on, then enter the kernel. */
-static void after_access(void)
-{
-	*ran_on = 1;
-	getppid();
 }
 
 static void read_after_free(void)
@@ -189,25 +126,19 @@ static void underflow_left(void)
 	right[-1] = 1;
 }
 
+/* No fault at all: a SIGSEGV another process sends (kill -SEGV). */
+static void sent_segv(void)
+{
+	mte_pool("sent", "");
+	kill(getpid(), SIGSEGV);
+}
+
 static void plain_null_deref(void)
 {
 	mte_pool("null", "");
 	volatile int *volatile nowhere = (int *)(uintptr_t)8;
 
 	*nowhere = 1;
-}
-
-/* The words a fault report has in mode @m: synchronous ones name the pool. */
-static const char *fault_words(enum hdp_tag_check m, bool write, const char *pool, char *buf,
-			       size_t len)
-{
-	bool sync_here = m == HDP_TAG_CHECK_SYNC || (m == HDP_TAG_CHECK_ASYMM && !write);
-
-	if (sync_here)
-		snprintf(buf, len, "tag_mismatch in pool '%s'", pool);
-	else
-		snprintf(buf, len, "MTE asynchronous tag check fault");
-	return buf;
 }
 
 int main(void)
@@ -220,16 +151,9 @@ int main(void)
 	bool mte3;
 	int tagged = 0, late_read, late_write;
 
-	if (!hdp_tag_mte_available()) {
-		printf("1..0 # SKIP no MTE here: run under qemu-aarch64 -cpu max\n");
+	if (mte_tap_start())
 		return 0;
-	}
-	ran_on = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (ran_on == MAP_FAILED) {
-		printf("Bail out! no shared page\n");
-		return 1;
-	}
-	printf("1..18\n");
+	printf("1..19\n");
 	want = hdp_tag_check_wanted();
 	mte3 = (getauxval(AT_HWCAP2) & (1UL << 22)) != 0;
 	p = mte_pool("basic", "on_violation=report");
@@ -297,7 +221,9 @@ int main(void)
 		 "objects, and its raw read after free is caught", hdp_tag_check_name(got));
 	dies_when(adopted_thread, SIGABRT, fault_words(got, false, "adopt", words, sizeof(words)),
 		  late_read, what);
-	dies(plain_null_deref, SIGSEGV, NULL,
-	     "a fault that is not a tag check is passed on untouched");
-	return failed ? 1 : 0;
+	dies_when(sent_segv, SIGSEGV, NULL, -1,
+		  "a SIGSEGV another process sends is not swallowed by hdp's handler: it kills");
+	dies_when(plain_null_deref, SIGSEGV, NULL, -1,
+		  "a fault that is not a tag check is passed on untouched");
+	return mte_failed ? 1 : 0;
 }

@@ -39,10 +39,15 @@ UNIT
 		--capability=all --rlimit=RLIMIT_MEMLOCK=infinity \
 		--boot systemd.unit=hdp-ci.target >"$work/container.log" 2>&1 &
 	ct_pid=$!
-	local i
-	for i in $(seq 100); do
-		ct_leader=$(pgrep -P "$ct_pid" | head -1)
-		[ -n "$ct_leader" ] && break
+	local i p
+	# The container's PID 1: nspawn's child that is PID 1 in its own PID
+	# namespace (a short-lived helper child comes first).
+	for i in $(seq 150); do
+		for p in $(pgrep -P "$ct_pid"); do
+			awk '/^NSpid:/ {exit !($NF == 1)}' "/proc/$p/status" 2>/dev/null && ct_leader=$p
+		done
+		# Booted far enough to answer: its manager's socket is there.
+		[ -n "$ct_leader" ] && [ -S "/proc/$ct_leader/root/run/systemd/private" ] && break
 		sleep 0.1
 	done
 	[ -n "$ct_leader" ] || return 1
@@ -58,13 +63,20 @@ in_ct() {	# command...: run inside the container, as root, with a clean environm
 
 ct_down() {	# power off (systemd stops every service first), then clean up
 	if [ -n "$ct_pid" ] && kill -0 "$ct_pid" 2>/dev/null; then
-		kill -RTMIN+4 "$ct_leader" 2>/dev/null	# systemd: poweroff
+		# nspawn hands it on to the container's PID 1 as its halt signal.
+		kill -TERM "$ct_pid" 2>/dev/null
 		local i
 		for i in $(seq 150); do kill -0 "$ct_pid" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$ct_pid" 2>/dev/null
+		if kill -0 "$ct_pid" 2>/dev/null; then
+			# No host systemd reaps what is left: PID 1's death takes the
+			# whole PID namespace with it.
+			[ -n "$ct_leader" ] && kill -KILL "$ct_leader" 2>/dev/null
+			kill -KILL "$ct_pid" 2>/dev/null
+		fi
 		wait "$ct_pid" 2>/dev/null
 	fi
-	mountpoint -q "$work/os/root" && umount "$work/os/root"
-	mountpoint -q "$work/os" && umount "$work/os"
+	mountpoint -q "$work/os/root" && { umount "$work/os/root" || umount -l "$work/os/root"; }
+	mountpoint -q "$work/os" && { umount "$work/os" || umount -l "$work/os"; }
 	ct_pid=
+	ct_leader=
 }
