@@ -36,10 +36,11 @@ _Static_assert(sizeof(void *) == sizeof(hdp_fwd_dpdk_run_fn_t),
 
 #define CANDIDATES_MAX 2
 #define UNTRUSTED (-1)	/* a candidate's err: there, but refused */
+#define NOT_A_FILE (-2)	/* a candidate's err: a FIFO, a directory, a device */
 
 struct candidate {
 	char path[PATH_MAX];
-	int err;		/* why it was not taken: an errno or UNTRUSTED */
+	int err;		/* why it was not taken: an errno, UNTRUSTED or NOT_A_FILE */
 };
 
 /* @a, @b and @c end to end in @dst, of PATH_MAX bytes. */
@@ -117,6 +118,9 @@ static int examine(struct candidate *c, bool named)
 
 	if (stat(c->path, &st))
 		return c->err = errno;
+	/* dlopen() would wait for ever on a FIFO nobody writes to. */
+	if (!S_ISREG(st.st_mode))
+		return c->err = NOT_A_FILE;
 	if (named)	/* the user's own choice */
 		return c->err = 0;
 	len = (size_t)(strrchr(c->path, '/') - c->path);	/* every candidate has one */
@@ -135,7 +139,8 @@ static void say_missing(const struct candidate *c, unsigned n, bool named)
 		fprintf(stderr, "%s %s%s: %s", i ? ";" : "", c[i].path,
 			named ? " (" HDP_FWD_DPDK_MODULE_ENV ")" : "",
 			c[i].err == UNTRUSTED ? "another user owns or may write to it or "
-			"its directory, so it is not loaded" : strerror(c[i].err));
+			"its directory, so it is not loaded" :
+			c[i].err == NOT_A_FILE ? "not a regular file" : strerror(c[i].err));
 	fputc('\n', stderr);
 }
 
