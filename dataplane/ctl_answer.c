@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The control socket's requests and their answers: "stats", "pools"
- * (each optionally "json"), "stats prometheus", "set POOL KEY VALUE", "help". Words are
+ * (each optionally "json"), "stats prometheus", "set POOL KEY VALUE",
+ * "reload", "help". Words are
  * separated by exactly one space; anything else is refused, so that what
  * is answered is exactly what was asked.
  */
@@ -117,7 +118,7 @@ static int fwd_set(void *ctx, const char *pool, const char *key, const char *val
 
 struct hdp_ctl_source hdp_ctl_fwd_source(struct hdp_fwd *f)
 {
-	return (struct hdp_ctl_source){ fwd_stats, fwd_pools, fwd_set, f };
+	return (struct hdp_ctl_source){ fwd_stats, fwd_pools, fwd_set, f, NULL };
 }
 
 static int set_key(const struct hdp_ctl_source *src, const char *pool, const char *key,
@@ -134,6 +135,45 @@ static int set_key(const struct hdp_ctl_source *src, const char *pool, const cha
 	} else if (!o->used) {
 		hdp_strbuf_printf(o, "error: %s\n", strerror(-ret));
 	}
+	return ret;
+}
+
+/*
+ * A reload's messages: into the reply, each after its level, and unlike
+ * set's to the log as well, where a SIGHUP's go: the journal keeps what
+ * was refused however the reload was asked for.
+ */
+static void reload_sink(void *ctx, enum hdp_log_level level, const char *msg)
+{
+	hdp_strbuf_printf(ctx, "%s: %s\n", hdp_log_level_name(level), msg);
+	hdp_log_set_thread_sink(NULL, NULL);
+	hdp_log(level, "%s", msg);
+	hdp_log_set_thread_sink(reload_sink, ctx);
+}
+
+/*
+ * "reload": the reply's first word is the verdict (hdp-ctl's exit status
+ * reads it), the messages follow in the order they were logged.
+ */
+static int reload_config(const struct hdp_ctl_source *src, struct hdp_strbuf *o)
+{
+	char said[2048];
+	struct hdp_strbuf log = hdp_strbuf_init(said, sizeof(said));
+	int ret;
+
+	if (!src->reload) {
+		hdp_strbuf_printf(o, "error: this forwarder does not reload over its control "
+				  "socket (send it SIGHUP)\n");
+		return -EOPNOTSUPP;
+	}
+	hdp_log_set_thread_sink(reload_sink, &log);
+	ret = src->reload(src->ctx);
+	hdp_log_set_thread_sink(NULL, NULL);
+	hdp_strbuf_printf(o, ret ? "error: reload refused, nothing changed\n" : "ok: reloaded\n");
+	hdp_strbuf_printf(o, "%.*s", (int)(log.used < sizeof(said) ? log.used : sizeof(said) - 1),
+			  said);
+	if (log.used >= sizeof(said))
+		hdp_strbuf_printf(o, "(more in the log)\n");
 	return ret;
 }
 
@@ -155,9 +195,11 @@ static int answer(const struct hdp_ctl_source *src, const char *request, struct 
 		return src->pools(src->ctx, true, o);
 	if (n == 4 && strcmp(w[0], "set") == 0)
 		return set_key(src, w[1], w[2], w[3], o);
+	if (n == 1 && strcmp(w[0], "reload") == 0)
+		return reload_config(src, o);
 	if (n == 1 && strcmp(w[0], "help") == 0) {
 		hdp_strbuf_printf(o, "stats | stats json | stats prometheus | pools | pools json | "
-				  "set POOL KEY VALUE\n");
+				  "set POOL KEY VALUE | reload\n");
 		return 0;
 	}
 	hdp_strbuf_printf(o, "error: unknown request '%.64s' (try: help)\n", request);

@@ -288,37 +288,40 @@ static uint64_t total_rx(const struct dpdk_fwd *d)
 struct duties {
 	uint64_t every, next;		/* TSC cycles */
 	double next_stats, last_stats;
+	unsigned interval;		/* stats_interval when next_stats was set */
 	uint64_t last_rx;
 };
 
 /*
- * SIGHUP: the file read and checked as on AF_XDP ports. What applies here
- * is stats_interval and metrics_mode: the mbufs pool's profile lives in
- * the driver and changes key by key (hdp-ctl set), so a reload says
- * whether the file's differs rather than apply half of it.
+ * SIGHUP or hdp-ctl reload (@cause): the file read and checked as on
+ * AF_XDP ports. What applies here is stats_interval and metrics_mode: the
+ * mbufs pool's profile lives in the driver and changes key by key
+ * (hdp-ctl set), so a reload says whether the file's differs rather than
+ * apply half of it. 0, or -EINVAL when the file is refused.
  */
-static void reload(struct dpdk_fwd *d, struct duties *t, double now)
+int dpdk_fwd_reload(struct dpdk_fwd *d, const char *cause)
 {
 	static struct hdp_fwd_cfg next;
 	struct hdp_profile was, wants;
 	char a[1024], b[1024];
 
-	if (d->hooks->reread(d->cfg, &next))
-		return;
+	if (d->hooks->reread(cause, d->cfg, &next))
+		return -EINVAL;
 	hdp_harden_config_resolve(&d->cfg->harden, HDP_FWD_DPDK_POOL, &was);
 	hdp_harden_config_resolve(&next.harden, HDP_FWD_DPDK_POOL, &wants);
 	hdp_profile_format(&was, a, sizeof(a));
 	hdp_profile_format(&wants, b, sizeof(b));
 	d->cfg->stats_interval = next.stats_interval;
 	d->cfg->metrics_mode = next.metrics_mode;
-	t->next_stats = now + d->cfg->stats_interval;
 	hdp_metrics_file_reconfigure(d->metrics, d->cfg);
-	fprintf(stderr, "hdp-fwd: SIGHUP: %s read again (DPDK ports): stats_interval %u and "
-		"metrics_mode %04o applied; %s\n", d->hooks->config_file, d->cfg->stats_interval,
-		d->cfg->metrics_mode, strcmp(a, b) ? "the file's profile for pool " HDP_FWD_DPDK_POOL
-		" differs from the one it started with and is NOT applied on DPDK ports: change a "
-		"key with hdp-ctl set " HDP_FWD_DPDK_POOL " KEY VALUE" : "pool " HDP_FWD_DPDK_POOL
-		": profile unchanged");
+	hdp_log(HDP_LOG_INFO, "%s: %s read again (DPDK ports): stats_interval %u and "
+		"metrics_mode %04o applied; %s", cause, d->hooks->config_file,
+		d->cfg->stats_interval, d->cfg->metrics_mode, strcmp(a, b)
+		? "the file's profile for pool " HDP_FWD_DPDK_POOL " differs from the one it "
+		  "started with and is NOT applied on DPDK ports: change a key with hdp-ctl set "
+		  HDP_FWD_DPDK_POOL " KEY VALUE"
+		: "pool " HDP_FWD_DPDK_POOL ": profile unchanged");
+	return 0;
 }
 
 static void main_duties(struct dpdk_fwd *d, struct duties *t)
@@ -335,7 +338,12 @@ static void main_duties(struct dpdk_fwd *d, struct duties *t)
 		atomic_store(&d->done, true);
 	if (*d->hooks->reload) {
 		*d->hooks->reload = 0;
-		reload(d, t, now);
+		dpdk_fwd_reload(d, "SIGHUP");
+	}
+	/* A reload (SIGHUP, or hdp-ctl's served above) may change it. */
+	if (d->cfg->stats_interval != t->interval) {
+		t->interval = d->cfg->stats_interval;
+		t->next_stats = now + t->interval;
 	}
 	hdp_metrics_file_tick(d->metrics);
 	if (d->cfg->stats_interval && now >= t->next_stats) {
@@ -357,7 +365,7 @@ static int worker_main(void *arg)
 	bool is_main = rte_lcore_id() == rte_get_main_lcore();
 	struct duties t = {
 		.every = rte_get_tsc_hz() / 100, .next_stats = d->start + d->cfg->stats_interval,
-		.last_stats = d->start,
+		.last_stats = d->start, .interval = d->cfg->stats_interval,
 	};
 
 	while (!atomic_load_explicit(&d->done, memory_order_relaxed)) {

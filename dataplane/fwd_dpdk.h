@@ -24,10 +24,12 @@ struct hdp_fwd_dpdk_hooks {
 	volatile sig_atomic_t *reload;		/* SIGHUP */
 	/*
 	 * The configuration read again, with the same checks and messages
-	 * as on AF_XDP ports: 0 with @next checked against @running, or
-	 * nonzero with the refusal said.
+	 * as on AF_XDP ports (hdp's log, each after @cause: "SIGHUP" or
+	 * "reload"): 0 with @next checked against @running, or nonzero with
+	 * the refusal said.
 	 */
-	int (*reread)(const struct hdp_fwd_cfg *running, struct hdp_fwd_cfg *next);
+	int (*reread)(const char *cause, const struct hdp_fwd_cfg *running,
+		      struct hdp_fwd_cfg *next);
 	const char *config_file;		/* for messages; NULL: none */
 	bool drop_privileges;
 };

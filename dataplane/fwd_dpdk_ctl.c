@@ -252,7 +252,12 @@ static int set(void *ctx, const char *pool, const char *key, const char *value,
 	return ret;
 }
 
+static int reload(void *ctx)
+{
+	return dpdk_fwd_reload(ctx, "reload");
+}
+
 struct hdp_ctl_source hdp_fwd_dpdk_ctl_source(struct dpdk_fwd *d)
 {
-	return (struct hdp_ctl_source){ stats, pools, set, d };
+	return (struct hdp_ctl_source){ stats, pools, set, d, reload };
 }

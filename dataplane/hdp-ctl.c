@@ -2,12 +2,13 @@
 /*
  * hdp-ctl: talk to a running hdp-fwd.
  *   hdp-ctl [--socket PATH] stats [--json | --format text|json|prometheus]
- *           | pools [--json] | set POOL KEY VALUE
+ *           | pools [--json] | set POOL KEY VALUE | reload
  * Exit status: 0 ok, 1 the forwarder said no or cannot be reached, 2 usage.
  */
 #include <hdp/ctl.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@ static void usage(FILE *f)
 		"  pools [--json]        pools and their hardening\n"
 		"  set POOL KEY VALUE    change one hardening key at run time,\n"
 		"                        e.g. set umem tag off\n"
+		"  reload                read the configuration file again and apply it,\n"
+		"                        as SIGHUP does; exit 1 if it is refused\n"
 		"The socket defaults to %s.\n", HDP_CTL_DEFAULT_PATH);
 }
 
@@ -34,6 +37,7 @@ int main(int argc, char **argv)
 	const char *path = HDP_CTL_DEFAULT_PATH;
 	char req[HDP_CTL_REQUEST_MAX + 2] = "", buf[4096];
 	int i = 1, fd, status = 0;
+	bool first = true;
 	ssize_t n;
 
 	if (i + 1 < argc && strcmp(argv[i], "--socket") == 0) {
@@ -58,6 +62,8 @@ int main(int argc, char **argv)
 		}
 		snprintf(req, sizeof(req), "stats%s%s\n", strcmp(fmt, "text") ? " " : "",
 			 strcmp(fmt, "text") ? fmt : "");
+	} else if (strcmp(argv[i], "reload") == 0 && argc == i + 1) {
+		snprintf(req, sizeof(req), "reload\n");
 	} else if (strcmp(argv[i], "set") == 0 && argc == i + 4) {
 		if ((size_t)snprintf(req, sizeof(req), "set %s %s %s\n", argv[i + 1],
 				     argv[i + 2], argv[i + 3]) >= sizeof(req)) {
@@ -87,8 +93,10 @@ int main(int argc, char **argv)
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
 			return 1;
-		if (strncmp(buf, "error:", 6) == 0)
+		/* The reply's first word is its verdict; later lines may quote errors. */
+		if (first && strncmp(buf, "error:", 6) == 0)
 			status = 1;
+		first = false;
 	}
 	close(fd);
 	return status;

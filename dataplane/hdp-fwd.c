@@ -100,10 +100,10 @@ static void usage(FILE *f)
 "mbuf_cache (DPDK ports: 0-512, default 0). On DPDK ports the pool is\n"
 "\"mbufs\" ([pool:mbufs]); its quarantine keys make its reuse queues.\n"
 "[port:IF] keys: peer, src_mac, dst_mac.\n"
-"SIGHUP re-reads the --config file with the same options: pool profiles (not\n"
-"on DPDK ports), idle_spin_us, stats_interval and metrics_mode change at once;\n"
-"a file with errors or that cannot be read, or changes that need a restart,\n"
-"are refused with a message and change nothing.\n"
+"SIGHUP (or hdp-ctl reload, which answers) re-reads the --config file with the\n"
+"same options: pool profiles (not on DPDK ports), idle_spin_us, stats_interval\n"
+"and metrics_mode change at once; a file with errors or that cannot be read,\n"
+"or changes that need a restart, are refused with a message and change nothing.\n"
 "Exit status: 0 clean stop, 1 runtime failure, 2 bad options or configuration\n"
 "(every error that comes from the configuration).\n",
 		HDP_CTL_DEFAULT_PATH);
@@ -406,64 +406,89 @@ static void cfg_start(struct hdp_fwd_cfg *cfg)
 }
 
 /*
- * SIGHUP: the file again, with the same command line on top (its options
- * still win), checked whole before anything changes: 0 with @next ready
- * to apply, or -EINVAL with the refusal said. Messages go to stderr,
- * which is the journal under systemd. DPDK ports are not interfaces to
- * count queues of.
+ * SIGHUP or hdp-ctl reload (@cause, for the messages): the file again,
+ * with the same command line on top (its options still win), checked
+ * whole before anything changes: 0 with @next ready to apply, or -EINVAL
+ * with the refusal said. Messages go to hdp's log, which is stderr (the
+ * journal under systemd) and, for hdp-ctl reload, the reply as well.
+ * DPDK ports are not interfaces to count queues of.
  */
-static int reread(const struct hdp_fwd_cfg *cur, struct hdp_fwd_cfg *next, bool dpdk)
+static int reread(const char *cause, const struct hdp_fwd_cfg *cur, struct hdp_fwd_cfg *next,
+		  bool dpdk)
 {
 	const char *key;
 
 	if (!config_file) {
-		fprintf(stderr, "hdp-fwd: SIGHUP: no configuration file to read again (started "
-			"without --config): nothing changed\n");
+		hdp_log(HDP_LOG_ERR, "%s: no configuration file to read again (started without "
+			"--config): nothing changed", cause);
 		return -EINVAL;
 	}
 	cfg_start(next);
 	optind = 0;	/* getopt from the start, state and all */
 	if (parse_args(opt_argc, opt_argv, next)) {
-		fprintf(stderr, "hdp-fwd: SIGHUP: %s refused (errors above): nothing changed\n",
+		hdp_log(HDP_LOG_ERR, "%s: %s refused (errors above): nothing changed", cause,
 			config_file);
 		return -EINVAL;
 	}
 	if (!dpdk && hdp_fwd_cfg_expand_queues(next)) {
-		fprintf(stderr, "hdp-fwd: SIGHUP: %s refused (its ports, above): nothing changed\n",
+		hdp_log(HDP_LOG_ERR, "%s: %s refused (its ports, above): nothing changed", cause,
 			config_file);
 		return -EINVAL;
 	}
 	key = hdp_fwd_cfg_restart_key(cur, next);
 	if (key) {
-		fprintf(stderr, "hdp-fwd: SIGHUP: %s changes %s, which needs a restart: "
-			"nothing changed\n", config_file, key);
+		hdp_log(HDP_LOG_ERR, "%s: %s changes %s, which needs a restart: nothing changed",
+			cause, config_file, key);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int reread_dpdk(const struct hdp_fwd_cfg *cur, struct hdp_fwd_cfg *next)
+static int reread_dpdk(const char *cause, const struct hdp_fwd_cfg *cur, struct hdp_fwd_cfg *next)
 {
-	return reread(cur, next, true);
+	return reread(cause, cur, next, true);
 }
 
-/* SIGHUP on AF_XDP ports: 0 when the file was read and applied. */
-static int reload(struct hdp_fwd *f, struct hdp_fwd_cfg *cfg)
+/* What a reload on AF_XDP ports changes, once the forwarder runs. */
+static struct {
+	struct hdp_fwd *f;
+	struct hdp_fwd_cfg *cfg;
+	struct hdp_metrics_file *metrics;
+} live;
+
+/*
+ * SIGHUP or hdp-ctl reload on AF_XDP ports: 0 when the file was read and
+ * applied, whole; systemd hears of it (Type=notify) either way.
+ */
+static int reload(const char *cause)
 {
 	static struct hdp_fwd_cfg next;
 	struct hdp_pool_stats st;
+	int ret = -EINVAL;
 
-	if (reread(cfg, &next, false))
-		return -EINVAL;
-	if (hdp_fwd_reconfigure(f, cfg, &next)) {
-		fprintf(stderr, "hdp-fwd: SIGHUP: %s could not be applied (above): nothing "
-			"changed\n", config_file);
-		return -EINVAL;
+	hdp_sd_notify("RELOADING=1");
+	if (reread(cause, live.cfg, &next, false))
+		goto out;
+	if (hdp_fwd_reconfigure(live.f, live.cfg, &next)) {
+		hdp_log(HDP_LOG_ERR, "%s: %s could not be applied (above): nothing changed",
+			cause, config_file);
+		goto out;
 	}
-	hdp_pool_stats_get(hdp_fwd_pool(f), &st);
-	fprintf(stderr, "hdp-fwd: SIGHUP: %s read again; pool %s: %s\n", config_file,
+	/* The file shows what changed (profiles, interval) at once. */
+	hdp_metrics_file_reconfigure(live.metrics, live.cfg);
+	hdp_pool_stats_get(hdp_fwd_pool(live.f), &st);
+	hdp_log(HDP_LOG_INFO, "%s: %s read again; pool %s: %s", cause, config_file,
 		HDP_FWD_UMEM_POOL, st.harden.profile_text);
-	return 0;
+	ret = 0;
+out:
+	hdp_sd_notify("READY=1");
+	return ret;
+}
+
+static int ctl_reload(void *ctx)
+{
+	(void)ctx;
+	return reload("reload");
 }
 
 int main(int argc, char **argv)
@@ -476,6 +501,7 @@ int main(int argc, char **argv)
 	struct hdp_metrics_file *metrics = NULL;
 	struct hdp_ctl_source src;
 	double start, next_stats, last_stats;
+	unsigned interval;
 	uint64_t last_rx = 0, last_tx = 0;
 	char why[256];
 	unsigned lost;
@@ -515,8 +541,12 @@ int main(int argc, char **argv)
 	if (!f)
 		return errno == EINVAL || errno == ENODEV || errno == EOPNOTSUPP ? 2 : 1;
 	running = f;
+	live.f = f;
+	live.cfg = &cfg;
+	src = hdp_ctl_fwd_source(f);
+	src.reload = ctl_reload;
 	/* The socket appears once the forwarder is set up: clients wait for it. */
-	if (cfg.ctl_path[0] && !(ctl = hdp_ctl_open(cfg.ctl_path, f))) {
+	if (cfg.ctl_path[0] && !(ctl = hdp_ctl_open_source(cfg.ctl_path, &src))) {
 		ret = ctl_path_error(errno) ? 2 : 1;
 		hdp_fwd_destroy(f);
 		return ret;
@@ -537,7 +567,6 @@ int main(int argc, char **argv)
 	 * As the user it runs as: a file it cannot write is said at once, a
 	 * configuration error (preflight asked the same as that user, as root).
 	 */
-	src = hdp_ctl_fwd_source(f);
 	if (cfg.metrics_path[0] && (!(metrics = hdp_metrics_file_open(&cfg, &src)) ||
 				    hdp_metrics_file_write(metrics))) {
 		hdp_metrics_file_close(metrics);
@@ -584,8 +613,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hdp-fwd: cannot tell the service manager it is ready "
 			"(NOTIFY_SOCKET): %s\n", strerror(-ret));
 
+	live.metrics = metrics;
 	start = last_stats = now_s();
 	next_stats = start + cfg.stats_interval;
+	interval = cfg.stats_interval;
 	while (!hdp_fwd_stopping(f) && !stop_requested) {
 		double t = now_s();
 
@@ -603,16 +634,13 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (reload_requested) {
-			unsigned was = cfg.stats_interval;
-
 			reload_requested = 0;
-			hdp_sd_notify("RELOADING=1");
-			/* The file shows what changed (profiles, interval) at once. */
-			if (reload(f, &cfg) == 0)
-				hdp_metrics_file_reconfigure(metrics, &cfg);
-			hdp_sd_notify("READY=1");
-			if (cfg.stats_interval != was)
-				next_stats = t + cfg.stats_interval;
+			reload("SIGHUP");
+		}
+		/* A reload (SIGHUP, or hdp-ctl's served above) may change it. */
+		if (cfg.stats_interval != interval) {
+			interval = cfg.stats_interval;
+			next_stats = t + interval;
 		}
 		if (cfg.stats_interval && t >= next_stats) {
 			status_line(f, t - start, t - last_stats, &last_rx, &last_tx);

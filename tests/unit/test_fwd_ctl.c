@@ -11,6 +11,7 @@
 #include <hdp/fwd.h>
 #include <hdp/log.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -121,4 +122,51 @@ Test(fwd_ctl, a_violation_report_never_lands_in_a_reply)
 		cr_assert_str_eq(reply, "ok: pool umem: tag_sample=10\n");
 	}
 	cr_assert(log_contains("violation: free_interior in pool 'umem'"), "%s", captured_logs());
+}
+
+/* "reload" with a source of its own: what the forwarder logs, and its verdict. */
+static int reload_says_refused(void *ctx)
+{
+	(void)ctx;
+	hdp_log(HDP_LOG_ERR, "edge.ini:5: pool 'umem', key 'tag_sample', value '0'");
+	hdp_log(HDP_LOG_ERR, "reload: edge.ini refused (errors above): nothing changed");
+	return -EINVAL;
+}
+
+static int reload_warns_then_applies(void *ctx)
+{
+	(void)ctx;
+	hdp_log(HDP_LOG_WARN, "4096 frames cannot keep the rings full");
+	hdp_log(HDP_LOG_INFO, "reload: edge.ini read again");
+	return 0;
+}
+
+static int ask_reload(int (*reload)(void *ctx))
+{
+	struct hdp_ctl_source src = hdp_ctl_fwd_source(fwd);
+
+	src.reload = reload;
+	return hdp_ctl_answer_source(&src, "reload", reply, sizeof(reply));
+}
+
+Test(fwd_ctl, a_reload_answers_its_verdict_first_and_logs_what_it_says)
+{
+	cr_assert_neq(ask_reload(reload_says_refused), 0);
+	cr_assert_str_eq(reply, "error: reload refused, nothing changed\n"
+				"error: edge.ini:5: pool 'umem', key 'tag_sample', value '0'\n"
+				"error: reload: edge.ini refused (errors above): nothing changed\n");
+	/* The journal keeps it too: a reload asked over the socket is no secret. */
+	cr_assert(log_contains("edge.ini:5: pool 'umem', key 'tag_sample', value '0'"), "%s",
+		  captured_logs());
+
+	/* A warning on the way is no refusal: the first word is the verdict. */
+	cr_assert_eq(ask_reload(reload_warns_then_applies), 0, "%s", reply);
+	cr_assert_str_eq(reply, "ok: reloaded\n"
+				"warning: 4096 frames cannot keep the rings full\n"
+				"info: reload: edge.ini read again\n");
+	cr_assert(log_contains("reload: edge.ini read again"), "%s", captured_logs());
+
+	/* The library's own forwarder has no file to read: it says so. */
+	cr_assert_neq(ask("reload"), 0);
+	cr_assert(strstr(reply, "error: this forwarder does not reload") == reply, "%s", reply);
 }

@@ -2,8 +2,8 @@
 /*
  * hdp-fwd's control socket: a Unix stream socket, mode 0600, one request
  * line per connection, one reply. Requests: "stats", "stats json",
- * "pools", "pools json", "set POOL KEY VALUE", "help", words separated by
- * one space. Only the forwarder's own user (or root) is served.
+ * "pools", "pools json", "set POOL KEY VALUE", "reload", "help", words
+ * separated by one space. Only the forwarder's own user (or root) is served.
  *
  * What it guarantees (docs/SECURITY.md): no client can hold the thread
  * that serves it for longer than the call it is in; each client has
@@ -40,6 +40,14 @@ struct hdp_ctl_source {
 	int (*set)(void *ctx, const char *pool, const char *key, const char *value,
 		   struct hdp_strbuf *o);
 	void *ctx;
+	/*
+	 * "reload": read the configuration file again and apply it whole or
+	 * not at all, as SIGHUP does: 0, or a negative errno. What it logs
+	 * goes to the log as always and into the reply, whose first word
+	 * says which ("ok:" or "error:"), so that a service manager's reload
+	 * fails when the file is refused. NULL: not offered (said so).
+	 */
+	int (*reload)(void *ctx);
 };
 
 #define HDP_CTL_DEFAULT_PATH "/run/hdp-fwd.sock"
