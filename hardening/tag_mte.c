@@ -113,16 +113,12 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 		hdp_violation_abort(&v);
 	}
 	/*
-	 * Not ours: let the previous handler (or the default) have it. A
-	 * synchronous fault comes again when the access is retried; an
-	 * asynchronous one would not, nor would a signal another process
-	 * sent (si_code <= 0), so those are raised again.
+	 * Not ours: the handler before hdp's has it. A synchronous fault
+	 * comes again when the access is retried; an asynchronous one does
+	 * not, nor does a signal another process sent (si_code <= 0).
 	 */
-	sigaction(SIGSEGV, &previous_segv, NULL);
-	if (si->si_code == SEGV_MTEAERR || si->si_code <= 0)
-		raise(SIGSEGV);
-	(void)sig;
-	(void)uctx;
+	hdp_fault_pass_on(&previous_segv, sig, si, uctx,
+			  si->si_code != SEGV_MTEAERR && si->si_code > 0);
 }
 
 static pthread_once_t mte_once = PTHREAD_ONCE_INIT;

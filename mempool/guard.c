@@ -114,17 +114,8 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 			.offset = offset, .size = 0, .detail = detail,
 		});
 	}
-	/*
-	 * Not ours: let the previous handler (or the default) have it. A
-	 * fault comes again when the access is retried; a signal another
-	 * process sent would not (a SIGSEGV from systemctl kill was swallowed
-	 * once), so that one is raised again.
-	 */
-	sigaction(SIGSEGV, &previous_segv, NULL);
-	if (sent)
-		raise(SIGSEGV);
-	(void)sig;
-	(void)uctx;
+	/* Not ours: the handler before hdp's has it; a fault comes again, a sent one not. */
+	hdp_fault_pass_on(&previous_segv, sig, si, uctx, !sent);
 }
 
 static void install(void)

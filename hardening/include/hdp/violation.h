@@ -8,6 +8,7 @@
 #ifndef HDP_VIOLATION_H
 #define HDP_VIOLATION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -112,5 +113,16 @@ const char *hdp_violation_count_detail(char *buf, size_t len, uint64_t n, const 
 
 /* The abort path on its own, for checks that have no policy to consult. */
 HDP_NORETURN void hdp_violation_abort(const struct hdp_violation *v);
+
+/*
+ * For hdp's SIGSEGV handlers: hand a signal that is not hdp's to @prev,
+ * the handler installed before hdp's, and leave hdp's installed. A
+ * handler function is called with @sig, @info (a siginfo_t, kept out of
+ * this header's types) and @uctx; the default action is taken at once,
+ * or on the retry of a fault that @comes_again. Async-signal-safe.
+ */
+struct sigaction;
+void hdp_fault_pass_on(const struct sigaction *prev, int sig, void *info, void *uctx,
+		       bool comes_again);
 
 #endif /* HDP_VIOLATION_H */
