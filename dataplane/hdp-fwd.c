@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -417,10 +418,20 @@ static int reread(const char *cause, const struct hdp_fwd_cfg *cur, struct hdp_f
 		  bool dpdk)
 {
 	const char *key;
+	struct stat st;
 
 	if (!config_file) {
 		hdp_log(HDP_LOG_ERR, "%s: no configuration file to read again (started without "
 			"--config): nothing changed", cause);
+		return -EINVAL;
+	}
+	/*
+	 * A pipe (--config <(...)) was drained at start: read again, it is
+	 * empty, and an empty file would turn every pool's protections off.
+	 */
+	if (stat(config_file, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		hdp_log(HDP_LOG_ERR, "%s: %s is a pipe, read once at start: it cannot be read "
+			"again (give a file): nothing changed", cause, config_file);
 		return -EINVAL;
 	}
 	cfg_start(next);

@@ -7,15 +7,24 @@
 #include <hdp/profile.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 
 #if HDP_HAVE_INIH
 #include <ini.h>
+
+/* A configuration is a few KiB; a pipe's writer has this long to write the next byte. */
+#define HDP_INI_MAX_BYTES (1 << 20)
+#define HDP_INI_WAIT_MS 2000
+#define HDP_INI_WAIT_TEXT "2 s"
 
 struct ini_ctx {
 	struct hdp_harden_config *cfg;
@@ -23,6 +32,7 @@ struct ini_ctx {
 	FILE *f;
 	int line;
 	int errors;
+	size_t bytes;		/* read so far: HDP_INI_MAX_BYTES at most */
 	int read_error;		/* errno of a failed read: the file is refused */
 	bool bad_section;	/* refused at its header: its keys are skipped */
 	hdp_ini_section_fn_t other;
@@ -86,13 +96,44 @@ static void section_header(struct ini_ctx *c, const char *line)
  * not the end of the file: it ends the parse, and the caller refuses the
  * file rather than take what came before for all of it.
  */
+/*
+ * The next byte, or EOF. A pipe (--config <(...)) is read without
+ * blocking, so that one whose writer neither writes nor closes is given
+ * up after HDP_INI_WAIT_MS rather than hang the reader: start-up, or a
+ * reload on hdp-fwd's main thread. A file past HDP_INI_MAX_BYTES is no
+ * configuration (/dev/zero, a log given by mistake): both end the read
+ * with an error, and the file is refused.
+ */
+static int next_byte(struct ini_ctx *c)
+{
+	int ch;
+
+	if (c->bytes >= HDP_INI_MAX_BYTES) {
+		c->read_error = EFBIG;
+		return EOF;
+	}
+	while ((ch = getc(c->f)) == EOF && ferror(c->f) && errno == EAGAIN) {
+		struct pollfd p = { .fd = fileno(c->f), .events = POLLIN };
+
+		clearerr(c->f);
+		if (poll(&p, 1, HDP_INI_WAIT_MS) <= 0) {
+			c->read_error = ETIMEDOUT;
+			return EOF;
+		}
+	}
+	if (ch == EOF && ferror(c->f))
+		c->read_error = errno ? errno : EIO;
+	c->bytes += ch != EOF;
+	return ch;
+}
+
 static char *counting_reader(char *str, int num, void *stream)
 {
 	struct ini_ctx *c = stream;
 	int ch = EOF, len = 0;
 	bool nul = false, too_long = false;
 
-	while ((ch = getc(c->f)) != EOF) {
+	while ((ch = next_byte(c)) != EOF) {
 		if (len < num - 2)
 			str[len++] = (char)ch;
 		else if (ch != '\n')
@@ -101,10 +142,8 @@ static char *counting_reader(char *str, int num, void *stream)
 		if (ch == '\n')
 			break;
 	}
-	if (ch == EOF && ferror(c->f)) {
-		c->read_error = errno ? errno : EIO;
+	if (c->read_error)
 		return NULL;
-	}
 	if (ch == EOF && len == 0)
 		return NULL;
 	str[len] = '\0';
@@ -147,6 +186,52 @@ static int on_key(void *user, const char *section, const char *key,
 	return 1;	/* keep going: report every error at once */
 }
 
+/*
+ * Open @path to read: a regular file, a directory (whose read fails, and
+ * says so), or a pipe (process substitution), which is opened without
+ * blocking: a FIFO nobody has opened to write would hold open(2) for good.
+ * Anything else (a device, a socket) is refused by its kind. NULL with
+ * *@err set (and said) on failure.
+ */
+static FILE *open_config(const char *path, int *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	const char *kind = NULL;
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		*err = -errno;
+		hdp_log(HDP_LOG_ERR, "%s: %s", path, strerror(-*err));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (S_ISCHR(st.st_mode))
+		kind = "a character device, not a configuration file";
+	else if (S_ISBLK(st.st_mode))
+		kind = "a block device, not a configuration file";
+	else if (S_ISSOCK(st.st_mode))
+		kind = "a socket, not a configuration file";
+	/* A file or a directory reads as one, and blocks no one. */
+	if (!kind && !S_ISFIFO(st.st_mode) && fcntl(fd, F_SETFL, O_RDONLY))
+		kind = "a file whose flags cannot be set";
+	/*
+	 * A FIFO no writer has opened reads as empty at once: wait for its
+	 * first byte (or its writer's close), never take silence for a file.
+	 */
+	if (S_ISFIFO(st.st_mode) && poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1,
+					 HDP_INI_WAIT_MS) <= 0)
+		kind = "a FIFO that nobody writes to (nothing came in " HDP_INI_WAIT_TEXT ")";
+	if (kind || !(f = fdopen(fd, "r"))) {
+		*err = kind ? -EINVAL : -errno;
+		hdp_log(HDP_LOG_ERR, "%s: cannot read it: %s", path, kind ? kind : strerror(-*err));
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 int hdp_harden_config_load_file(struct hdp_harden_config *cfg, const char *path,
 				hdp_ini_section_fn_t other, void *ctx)
 {
@@ -156,10 +241,8 @@ int hdp_harden_config_load_file(struct hdp_harden_config *cfg, const char *path,
 
 	if (!next)
 		return -ENOMEM;
-	c.f = fopen(path, "re");
+	c.f = open_config(path, &ret);
 	if (!c.f) {
-		ret = -errno;
-		hdp_log(HDP_LOG_ERR, "%s: %s", path, strerror(-ret));
 		free(next);
 		return ret;
 	}
@@ -167,7 +250,15 @@ int hdp_harden_config_load_file(struct hdp_harden_config *cfg, const char *path,
 	c.cfg = next;
 	ret = ini_parse_stream(counting_reader, &c, on_key, &c);
 	fclose(c.f);
-	if (c.read_error) {
+	if (c.read_error == EFBIG || c.read_error == ETIMEDOUT) {
+		if (c.read_error == EFBIG)
+			hdp_log(HDP_LOG_ERR, "%s: longer than %d bytes: not a configuration file",
+				path, HDP_INI_MAX_BYTES);
+		else
+			hdp_log(HDP_LOG_ERR, "%s: cannot read it after line %d: nothing came in %s "
+				"(a pipe whose writer went quiet)", path, c.line, HDP_INI_WAIT_TEXT);
+		c.errors++;
+	} else if (c.read_error) {
 		if (c.line)
 			hdp_log(HDP_LOG_ERR, "%s: cannot read it after line %d: %s", path, c.line,
 				strerror(c.read_error));

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -448,6 +450,76 @@ Test(harden_profile, a_file_that_cannot_be_read_is_refused_not_taken_as_empty)
 	cr_assert(log_contains(": cannot read it: Is a directory"), "%s", captured_logs());
 	after = resolve("rx");
 	cr_assert(same_profile(&before, &after), "nothing changed");
+}
+
+/*
+ * A FIFO nobody writes to once held open(2) for good (hdp-fwd --config
+ * FIFO hung, and so would a reload): it is waited for, briefly, and
+ * refused, never taken for an empty file.
+ */
+Test(harden_profile, a_fifo_nobody_writes_to_is_refused_not_taken_as_empty, .timeout = 20)
+{
+	struct hdp_profile before = resolve("rx"), after;
+	char path[64] = "/tmp/hdp-test-fifo-XXXXXX";
+	int ret;
+
+	cr_assert_not_null(mkdtemp(path));
+	strcat(path, "/f");
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	ret = hdp_harden_config_load_file(cfg, path, NULL, NULL);
+	unlink(path);
+	*strrchr(path, '/') = '\0';
+	rmdir(path);
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, -EINVAL, "%d", ret);
+	cr_assert(log_contains(": cannot read it: a FIFO that nobody writes to"), "%s",
+		  captured_logs());
+	after = resolve("rx");
+	cr_assert(same_profile(&before, &after), "nothing changed");
+}
+
+/* A pipe (--config <(...)) is read to its writer's close. */
+Test(harden_profile, a_pipe_is_read_to_its_end)
+{
+	static const char text[] = "[pool:rx]\ntag = soft\ntag_sample = 3\n";
+	char path[64];
+	int fds[2], ret;
+
+	cr_assert_eq(pipe(fds), 0);
+	cr_assert_eq(write(fds[1], text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fds[1]);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[0]);
+	ret = hdp_harden_config_load_file(cfg, path, NULL, NULL);
+	close(fds[0]);
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, 0, "%s", captured_logs());
+	cr_assert_eq(resolve("rx").tag_sample, 3);
+}
+
+/* /dev/zero once fed the parser a NUL line after another, for ever. */
+Test(harden_profile, a_device_or_a_huge_file_is_no_configuration, .timeout = 20)
+{
+	char path[] = "/tmp/hdp-test-big-XXXXXX";
+	int fd = mkstemp(path), ret;
+	FILE *f = fdopen(fd, "w");
+
+	ret = hdp_harden_config_load_file(cfg, "/dev/zero", NULL, NULL);
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, -EINVAL);
+	cr_assert(log_contains("/dev/zero: cannot read it: a character device"), "%s",
+		  captured_logs());
+	cr_assert_not_null(f);
+	for (int i = 0; i < 30000; i++)
+		fprintf(f, "; a comment line of some length, as a log file given by mistake has\n");
+	fclose(f);
+	ret = hdp_harden_config_load_file(cfg, path, NULL, NULL);
+	unlink(path);
+	cr_assert_eq(ret, -EINVAL);
+	cr_assert(log_contains(": longer than 1048576 bytes: not a configuration file"), "%s",
+		  captured_logs());
 }
 
 struct port_events {
