@@ -240,6 +240,14 @@ static int bench_latency(int argc, char **argv)
 	return 1;
 }
 
+static bool is_directory(const char *path)
+{
+	struct stat st;
+
+	errno = 0;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -281,9 +289,11 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			o.out_dir = optarg;
-			if (mkdir(optarg, 0755) && errno != EEXIST) {
+			/* A file in its place, or no right to write: said now, not after the run. */
+			if ((mkdir(optarg, 0755) && errno != EEXIST) || !is_directory(optarg) ||
+			    access(optarg, W_OK | X_OK)) {
 				fprintf(stderr, "hdp-bench: --out %s: %s\n", optarg,
-					strerror(errno));
+					errno ? strerror(errno) : "not a directory");
 				return 2;
 			}
 			break;
