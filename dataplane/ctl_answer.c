@@ -157,7 +157,7 @@ static void reload_sink(void *ctx, enum hdp_log_level level, const char *msg)
  */
 static int reload_config(const struct hdp_ctl_source *src, struct hdp_strbuf *o)
 {
-	char said[2048];
+	char said[16384];
 	struct hdp_strbuf log = hdp_strbuf_init(said, sizeof(said));
 	int ret;
 
@@ -170,10 +170,15 @@ static int reload_config(const struct hdp_ctl_source *src, struct hdp_strbuf *o)
 	ret = src->reload(src->ctx);
 	hdp_log_set_thread_sink(NULL, NULL);
 	hdp_strbuf_printf(o, ret ? "error: reload refused, nothing changed\n" : "ok: reloaded\n");
-	hdp_strbuf_printf(o, "%.*s", (int)(log.used < sizeof(said) ? log.used : sizeof(said) - 1),
-			  said);
-	if (log.used >= sizeof(said))
-		hdp_strbuf_printf(o, "(more in the log)\n");
+	if (log.used < sizeof(said)) {
+		hdp_strbuf_printf(o, "%s", said);
+	} else {
+		/* Whole lines only, then where the rest is. */
+		char *cut = strrchr(said, '\n');
+
+		hdp_strbuf_printf(o, "%.*s(more in the log)\n", cut ? (int)(cut - said + 1) : 0,
+				  said);
+	}
 	return ret;
 }
 

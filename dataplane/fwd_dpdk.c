@@ -299,7 +299,7 @@ struct duties {
  * (hdp-ctl set), so a reload says whether the file's differs rather than
  * apply half of it. 0, or -EINVAL when the file is refused.
  */
-int dpdk_fwd_reload(struct dpdk_fwd *d, const char *cause)
+int hdp_fwd_dpdk_reload(struct dpdk_fwd *d, const char *cause)
 {
 	static struct hdp_fwd_cfg next;
 	struct hdp_profile was, wants;
@@ -338,7 +338,7 @@ static void main_duties(struct dpdk_fwd *d, struct duties *t)
 		atomic_store(&d->done, true);
 	if (*d->hooks->reload) {
 		*d->hooks->reload = 0;
-		dpdk_fwd_reload(d, "SIGHUP");
+		hdp_fwd_dpdk_reload(d, "SIGHUP");
 	}
 	/* A reload (SIGHUP, or hdp-ctl's served above) may change it. */
 	if (d->cfg->stats_interval != t->interval) {

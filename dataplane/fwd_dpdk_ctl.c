@@ -254,7 +254,7 @@ static int set(void *ctx, const char *pool, const char *key, const char *value,
 
 static int reload(void *ctx)
 {
-	return dpdk_fwd_reload(ctx, "reload");
+	return hdp_fwd_dpdk_reload(ctx, "reload");
 }
 
 struct hdp_ctl_source hdp_fwd_dpdk_ctl_source(struct dpdk_fwd *d)

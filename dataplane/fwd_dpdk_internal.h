@@ -119,6 +119,6 @@ void hdp_fwd_dpdk_port_table(struct dpdk_fwd *d, struct hdp_strbuf *o);
 /* The control socket's view of @d (fwd_dpdk_ctl.c). */
 struct hdp_ctl_source hdp_fwd_dpdk_ctl_source(struct dpdk_fwd *d);
 /* SIGHUP or hdp-ctl reload (@cause, for the messages): 0 or -EINVAL. */
-int dpdk_fwd_reload(struct dpdk_fwd *d, const char *cause);
+int hdp_fwd_dpdk_reload(struct dpdk_fwd *d, const char *cause);
 
 #endif /* HDP_FWD_DPDK_INTERNAL_H */

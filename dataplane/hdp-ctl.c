@@ -19,7 +19,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hdp-ctl [--socket PATH] COMMAND\n"
+		"usage: hdp-ctl [--socket PATH] [--pid PID] COMMAND\n"
 		"  stats [--json]        ports, queues and pools\n"
 		"  stats --format F      F: text, json or prometheus (the text exposition\n"
 		"                        format, for scrapers and node_exporter)\n"
@@ -28,20 +28,55 @@ static void usage(FILE *f)
 		"                        e.g. set umem tag off\n"
 		"  reload                read the configuration file again and apply it,\n"
 		"                        as SIGHUP does; exit 1 if it is refused\n"
-		"The socket defaults to %s.\n", HDP_CTL_DEFAULT_PATH);
+		"The socket defaults to %s. --pid: send nothing unless process PID\n"
+		"listens on it (the service's ExecReload passes $MAINPID).\n", HDP_CTL_DEFAULT_PATH);
+}
+
+/*
+ * --pid: the socket's listener must be that process (systemd's $MAINPID),
+ * checked before a byte is sent: root's hdp-ctl under ExecReload=+ talks
+ * to a path in a directory that `user =` owns, and must not send its
+ * request to whatever socket that user put there.
+ */
+static bool listener_is(int fd, const char *path, pid_t want)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		fprintf(stderr, "hdp-ctl: %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	if (cred.pid != want) {
+		fprintf(stderr, "hdp-ctl: %s: process %ld listens there, not %ld (--pid): "
+			"nothing sent\n", path, (long)cred.pid, (long)want);
+		return false;
+	}
+	return true;
 }
 
 int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *path = HDP_CTL_DEFAULT_PATH;
-	char req[HDP_CTL_REQUEST_MAX + 2] = "", buf[4096];
-	int i = 1, fd, status = 0;
-	bool first = true;
+	char req[HDP_CTL_REQUEST_MAX + 2] = "", buf[4096], head[8] = "";
+	size_t head_len = 0;
+	long want_pid = 0;
+	int i = 1, fd;
 	ssize_t n;
 
 	if (i + 1 < argc && strcmp(argv[i], "--socket") == 0) {
 		path = argv[i + 1];
+		i += 2;
+	}
+	if (i + 1 < argc && strcmp(argv[i], "--pid") == 0) {
+		char *end;
+
+		want_pid = strtol(argv[i + 1], &end, 10);
+		if (*end || want_pid <= 0) {
+			fprintf(stderr, "hdp-ctl: --pid '%s': expected a process ID\n", argv[i + 1]);
+			return 2;
+		}
 		i += 2;
 	}
 	if (i >= argc || strcmp(argv[i], "--help") == 0) {
@@ -85,6 +120,10 @@ int main(int argc, char **argv)
 			errno == EACCES ? " (the socket is its owner's only)" : "");
 		return 1;
 	}
+	if (want_pid && !listener_is(fd, path, (pid_t)want_pid)) {
+		close(fd);
+		return 1;
+	}
 	/* A forwarder too busy to serve answers before reading: read that too. */
 	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 && errno != EPIPE) {
 		fprintf(stderr, "hdp-ctl: %s: %s\n", path, strerror(errno));
@@ -94,10 +133,20 @@ int main(int argc, char **argv)
 		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
 			return 1;
 		/* The reply's first word is its verdict; later lines may quote errors. */
-		if (first && strncmp(buf, "error:", 6) == 0)
-			status = 1;
-		first = false;
+		for (ssize_t j = 0; j < n && head_len < sizeof(head) - 1; j++)
+			head[head_len++] = buf[j];
+	}
+	if (n < 0) {
+		fprintf(stderr, "hdp-ctl: %s: %s\n", path, strerror(errno));
+		return 1;
 	}
 	close(fd);
-	return status;
+	if (!head_len) {
+		fprintf(stderr, "hdp-ctl: %s: no answer (the forwarder went away?)\n", path);
+		return 1;
+	}
+	/* A reload succeeded only if it says so: anything else is a refusal. */
+	if (strcmp(req, "reload\n") == 0)
+		return strncmp(head, "ok:", 3) == 0 ? 0 : 1;
+	return strncmp(head, "error:", 6) == 0 ? 1 : 0;
 }

@@ -14,27 +14,34 @@ void hdp_fault_pass_on(const struct sigaction *prev, int sig, void *info, void *
 		       bool comes_again)
 {
 	siginfo_t *si = info;
+	sigset_t was;
 
-	/* A handler of the application's: called as the kernel would have (not its mask). */
-	if (prev->sa_flags & SA_SIGINFO) {
-		prev->sa_sigaction(sig, si, uctx);
-		return;
-	}
-	if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
-		prev->sa_handler(sig);
-		return;
-	}
-	/* Ignored before hdp: a sent one still is (a fault cannot be, and kills). */
 	if (prev->sa_handler == SIG_IGN && si->si_code <= 0)
+		return;	/* ignored before hdp: a sent one still is (a fault cannot be) */
+	if (prev->sa_handler == SIG_DFL || prev->sa_handler == SIG_IGN) {
+		/*
+		 * The default action: the process dies, so hdp's handler may go.
+		 * A fault comes again when the access is retried; one that would
+		 * not (sent by another process, as systemctl kill does, or an
+		 * asynchronous tag fault) is raised again, or it would be lost.
+		 */
+		signal(sig, SIG_DFL);
+		if (!comes_again)
+			raise(sig);
 		return;
+	}
 	/*
-	 * The default action: the process dies, so hdp's handler may go. A
-	 * fault comes again when the access is retried; one that would not
-	 * (sent by another process, as systemctl kill does, or an
-	 * asynchronous tag fault) is raised again, or it would be swallowed.
+	 * The application's handler, as the kernel would have run it: with
+	 * its mask added, and a one-shot handler (SA_RESETHAND) leaving the
+	 * default behind it, as it expects. Its SA_NODEFER is not honoured:
+	 * the signal stays blocked, as it is in hdp's handler.
 	 */
-	signal(sig, SIG_DFL);
-	if (!comes_again)
-		raise(sig);
-	(void)uctx;
+	if (prev->sa_flags & SA_RESETHAND)
+		signal(sig, SIG_DFL);
+	sigprocmask(SIG_BLOCK, &prev->sa_mask, &was);
+	if (prev->sa_flags & SA_SIGINFO)
+		prev->sa_sigaction(sig, si, uctx);
+	else
+		prev->sa_handler(sig);
+	sigprocmask(SIG_SETMASK, &was, NULL);
 }

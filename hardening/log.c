@@ -29,7 +29,7 @@ const char *hdp_log_level_name(enum hdp_log_level level)
 
 static void log_to_stderr(enum hdp_log_level level, const char *msg)
 {
-	char line[600];
+	char line[1100];
 	int n = snprintf(line, sizeof(line), "hdp: %s: %s\n",
 			 hdp_log_level_name(level), msg);
 
@@ -44,7 +44,7 @@ static void log_to_stderr(enum hdp_log_level level, const char *msg)
 
 void hdp_log(enum hdp_log_level level, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[1024];	/* a profile's text and a path fit */
 	va_list ap;
 
 	if ((int)level > atomic_load_explicit(&log_threshold, memory_order_relaxed))

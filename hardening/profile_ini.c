@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -21,10 +22,14 @@
 #if HDP_HAVE_INIH
 #include <ini.h>
 
-/* A configuration is a few KiB; a pipe's writer has this long to write the next byte. */
+/*
+ * A configuration is a few KiB. A pipe's writer (--config <(gpg -d ...))
+ * has this long to write its first byte, and each next one: a FIFO nobody
+ * opens to write would otherwise hold start-up for good.
+ */
 #define HDP_INI_MAX_BYTES (1 << 20)
-#define HDP_INI_WAIT_MS 2000
-#define HDP_INI_WAIT_TEXT "2 s"
+#define HDP_INI_WAIT_MS 10000
+#define HDP_INI_WAIT_TEXT "10 s"
 
 struct ini_ctx {
 	struct hdp_harden_config *cfg;
@@ -96,6 +101,17 @@ static void section_header(struct ini_ctx *c, const char *line)
  * not the end of the file: it ends the parse, and the caller refuses the
  * file rather than take what came before for all of it.
  */
+/* Has @fd something to read (or its writer's close) within HDP_INI_WAIT_MS? */
+static bool wait_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n;
+
+	while ((n = poll(&p, 1, HDP_INI_WAIT_MS)) < 0 && errno == EINTR)
+		;
+	return n > 0;
+}
+
 /*
  * The next byte, or EOF. A pipe (--config <(...)) is read without
  * blocking, so that one whose writer neither writes nor closes is given
@@ -108,22 +124,19 @@ static int next_byte(struct ini_ctx *c)
 {
 	int ch;
 
-	if (c->bytes >= HDP_INI_MAX_BYTES) {
-		c->read_error = EFBIG;
-		return EOF;
-	}
 	while ((ch = getc(c->f)) == EOF && ferror(c->f) && errno == EAGAIN) {
-		struct pollfd p = { .fd = fileno(c->f), .events = POLLIN };
-
 		clearerr(c->f);
-		if (poll(&p, 1, HDP_INI_WAIT_MS) <= 0) {
+		if (!wait_readable(fileno(c->f))) {
 			c->read_error = ETIMEDOUT;
 			return EOF;
 		}
 	}
 	if (ch == EOF && ferror(c->f))
 		c->read_error = errno ? errno : EIO;
-	c->bytes += ch != EOF;
+	if (ch != EOF && ++c->bytes > HDP_INI_MAX_BYTES) {
+		c->read_error = EFBIG;
+		return EOF;
+	}
 	return ch;
 }
 
@@ -207,21 +220,21 @@ static FILE *open_config(const char *path, int *err)
 			close(fd);
 		return NULL;
 	}
-	if (S_ISCHR(st.st_mode))
+	/* /dev/null is an empty file; other devices and sockets are no file at all. */
+	if (S_ISCHR(st.st_mode) && st.st_rdev != makedev(1, 3))
 		kind = "a character device, not a configuration file";
 	else if (S_ISBLK(st.st_mode))
 		kind = "a block device, not a configuration file";
 	else if (S_ISSOCK(st.st_mode))
 		kind = "a socket, not a configuration file";
-	/* A file or a directory reads as one, and blocks no one. */
-	if (!kind && !S_ISFIFO(st.st_mode) && fcntl(fd, F_SETFL, O_RDONLY))
-		kind = "a file whose flags cannot be set";
+	/* Not a pipe: blocking reads, which a file never makes wait. */
+	else if (!S_ISFIFO(st.st_mode) && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+		kind = strerror(errno);
 	/*
 	 * A FIFO no writer has opened reads as empty at once: wait for its
 	 * first byte (or its writer's close), never take silence for a file.
 	 */
-	if (S_ISFIFO(st.st_mode) && poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1,
-					 HDP_INI_WAIT_MS) <= 0)
+	else if (S_ISFIFO(st.st_mode) && !wait_readable(fd))
 		kind = "a FIFO that nobody writes to (nothing came in " HDP_INI_WAIT_TEXT ")";
 	if (kind || !(f = fdopen(fd, "r"))) {
 		*err = kind ? -EINVAL : -errno;

@@ -275,7 +275,8 @@ static void mte_enable_process(void)
 	tag_check_record(got, why);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_segv;
-	sa.sa_flags = SA_SIGINFO;
+	/* On an application's alternate stack, if it has one: a stack overflow's handler needs it. */
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGSEGV, &sa, &previous_segv))
 		mte_once_err = -errno;

@@ -124,7 +124,8 @@ static void install(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_segv;
-	sa.sa_flags = SA_SIGINFO;
+	/* On an application's alternate stack, if it has one: a stack overflow's handler needs it. */
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGSEGV, &sa, &previous_segv))
 		handler_err = -errno;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -457,7 +458,7 @@ Test(harden_profile, a_file_that_cannot_be_read_is_refused_not_taken_as_empty)
  * FIFO hung, and so would a reload): it is waited for, briefly, and
  * refused, never taken for an empty file.
  */
-Test(harden_profile, a_fifo_nobody_writes_to_is_refused_not_taken_as_empty, .timeout = 20)
+Test(harden_profile, a_fifo_nobody_writes_to_is_refused_not_taken_as_empty, .timeout = 40)
 {
 	struct hdp_profile before = resolve("rx"), after;
 	char path[64] = "/tmp/hdp-test-fifo-XXXXXX";
@@ -479,26 +480,42 @@ Test(harden_profile, a_fifo_nobody_writes_to_is_refused_not_taken_as_empty, .tim
 	cr_assert(same_profile(&before, &after), "nothing changed");
 }
 
-/* A pipe (--config <(...)) is read to its writer's close. */
-Test(harden_profile, a_pipe_is_read_to_its_end)
+/*
+ * A pipe (--config <(...)) is read to its writer's close, through a pause
+ * in the middle of a line: a slow writer is waited for, not cut short.
+ */
+Test(harden_profile, a_pipe_is_read_to_its_end, .timeout = 40)
 {
-	static const char text[] = "[pool:rx]\ntag = soft\ntag_sample = 3\n";
+	static const char text[] = "[pool:rx]\ntag = soft\ntag_sa";
 	char path[64];
 	int fds[2], ret;
+	pid_t writer;
 
 	cr_assert_eq(pipe(fds), 0);
-	cr_assert_eq(write(fds[1], text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	writer = fork();
+	cr_assert_geq(writer, 0);
+	if (writer == 0) {
+		close(fds[0]);
+		if (write(fds[1], text, sizeof(text) - 1) != (ssize_t)sizeof(text) - 1)
+			_exit(1);
+		usleep(300 * 1000);
+		_exit(write(fds[1], "mple = 3\n", 9) == 9 ? 0 : 1);
+	}
 	close(fds[1]);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[0]);
 	ret = hdp_harden_config_load_file(cfg, path, NULL, NULL);
 	close(fds[0]);
+	waitpid(writer, NULL, 0);
 	if (ret == -EOPNOTSUPP)
 		cr_skip_test("built without libinih");
 	cr_assert_eq(ret, 0, "%s", captured_logs());
 	cr_assert_eq(resolve("rx").tag_sample, 3);
 }
 
-/* /dev/zero once fed the parser a NUL line after another, for ever. */
+/*
+ * /dev/zero once fed the parser a NUL line after another, for ever; a
+ * file of 1 MiB is taken, one byte more is not. /dev/null is an empty file.
+ */
 Test(harden_profile, a_device_or_a_huge_file_is_no_configuration, .timeout = 20)
 {
 	char path[] = "/tmp/hdp-test-big-XXXXXX";
@@ -511,9 +528,16 @@ Test(harden_profile, a_device_or_a_huge_file_is_no_configuration, .timeout = 20)
 	cr_assert_eq(ret, -EINVAL);
 	cr_assert(log_contains("/dev/zero: cannot read it: a character device"), "%s",
 		  captured_logs());
+	cr_assert_eq(hdp_harden_config_load_file(cfg, "/dev/null", NULL, NULL), 0, "%s",
+		     captured_logs());
 	cr_assert_not_null(f);
-	for (int i = 0; i < 30000; i++)
-		fprintf(f, "; a comment line of some length, as a log file given by mistake has\n");
+	for (int i = 0; i < (1 << 20) / 64; i++)
+		fprintf(f, "; a comment line as long as this one, 64 bytes with its newline\n");
+	fflush(f);
+	cr_assert_eq(ftell(f), 1 << 20);
+	cr_assert_eq(hdp_harden_config_load_file(cfg, path, NULL, NULL), 0, "%s",
+		     captured_logs());
+	fputc('\n', f);
 	fclose(f);
 	ret = hdp_harden_config_load_file(cfg, path, NULL, NULL);
 	unlink(path);

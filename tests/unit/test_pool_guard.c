@@ -32,7 +32,7 @@ static uint32_t child_guard_gap;
  * it mends a fault in its page (as a garbage collector's barrier does) and
  * returns; any other fault ends the child with status 5.
  */
-static bool child_app_handler;
+static bool child_app_handler, child_app_oneshot;
 static char *app_page;
 static volatile sig_atomic_t app_mended;
 
@@ -40,6 +40,10 @@ static void app_segv(int sig, siginfo_t *si, void *uctx)
 {
 	(void)sig;
 	(void)uctx;
+	if (child_app_oneshot) {
+		app_mended++;	/* mends nothing: the default is to follow (SA_RESETHAND) */
+		return;
+	}
 	if ((char *)si->si_addr != app_page)
 		_exit(5);
 	mprotect(app_page, 4096, PROT_READ | PROT_WRITE);
@@ -63,7 +67,10 @@ static int touch_in_child(enum hdp_mem_kind mem, long off, char *out, size_t len
 		dup2(fds[1], STDERR_FILENO);
 		close(fds[0]);
 		if (child_app_handler) {
-			struct sigaction sa = { .sa_sigaction = app_segv, .sa_flags = SA_SIGINFO };
+			struct sigaction sa = {
+				.sa_sigaction = app_segv,
+				.sa_flags = SA_SIGINFO | (child_app_oneshot ? SA_RESETHAND : 0),
+			};
 
 			app_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (app_page == MAP_FAILED || sigaction(SIGSEGV, &sa, NULL))
@@ -77,7 +84,8 @@ static int touch_in_child(enum hdp_mem_kind mem, long off, char *out, size_t len
 			_exit(3);
 		hdp_pool_region(pool, &lay);
 		/* The application's fault, mended by its handler behind hdp's. */
-		if (child_app_handler && (app_page[0] = 1, app_mended != 1))
+		if (child_app_handler && !child_app_oneshot &&
+		    (*(volatile char *)app_page = 1, app_mended != 1))
 			_exit(6);
 
 		if (off == LONG_MAX) {
@@ -207,6 +215,21 @@ Test(pool_guard, an_application_handler_gets_its_faults_and_hdp_keeps_its_own)
 {
 	child_app_handler = true;
 	faults_named(HDP_MEM_PLAIN, -1, "1 byte before the start of its region");
+}
+
+/*
+ * A one-shot handler (SA_RESETHAND) that returns without mending: the
+ * fault comes again and the default kills, as without hdp, rather than
+ * going round hdp's handler and the application's for ever.
+ */
+Test(pool_guard, a_one_shot_application_handler_leaves_the_default_behind, .timeout = 20)
+{
+	char report[1024];
+	int status;
+
+	child_app_handler = child_app_oneshot = true;
+	status = touch_in_child(HDP_MEM_PLAIN, LONG_MIN, report, sizeof(report));
+	died_of_sigsegv_unnamed(status, report);
 }
 
 /* 2048-byte objects, 4 between gaps: two 4 KiB pages' slots (4, 5) per gap. */
