@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -194,11 +195,20 @@ Test(pool_guard, a_sigsegv_another_process_sends_still_kills)
  */
 Test(pool_guard, an_application_handler_gets_its_faults_and_hdp_keeps_its_own)
 {
+	const char *preload = getenv("LD_PRELOAD");
 	char report[1024];
 	size_t used = 0;
-	FILE *p = popen("exec " GUARD_APP_HANDLER " 2>&1", "r");
+	FILE *p;
 	int status;
 
+	/*
+	 * memcheck calls the helper's mended fault an invalid write and keeps
+	 * the page inaccessible to it, and a helper it does not follow leaves
+	 * the lane an unfinished log: this one runs natively only.
+	 */
+	if (preload && strstr(preload, "vgpreload"))
+		cr_skip_test("under valgrind: the helper mends a fault of its own, which memcheck refuses");
+	p = popen("exec " GUARD_APP_HANDLER " 2>&1", "r");
 	cr_assert_not_null(p);
 	used = fread(report, 1, sizeof(report) - 1, p);
 	report[used] = '\0';
