@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * hdp-ctl: talk to a running hdp-fwd.
- *   hdp-ctl [--socket PATH] stats [--json | --format text|json|prometheus]
+ *   hdp-ctl [--socket PATH] [--pid PID] [--quiet]
+ *           stats [--json | --format text|json|prometheus]
  *           | pools [--json] | set POOL KEY VALUE | reload
  * Exit status: 0 ok, 1 the forwarder said no or cannot be reached, 2 usage.
  */
@@ -19,7 +20,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hdp-ctl [--socket PATH] [--pid PID] COMMAND\n"
+		"usage: hdp-ctl [--socket PATH] [--pid PID] [--quiet] COMMAND\n"
 		"  stats [--json]        ports, queues and pools\n"
 		"  stats --format F      F: text, json or prometheus (the text exposition\n"
 		"                        format, for scrapers and node_exporter)\n"
@@ -29,7 +30,9 @@ static void usage(FILE *f)
 		"  reload                read the configuration file again and apply it,\n"
 		"                        as SIGHUP does; exit 1 if it is refused\n"
 		"The socket defaults to %s. --pid: send nothing unless process PID\n"
-		"listens on it (the service's ExecReload passes $MAINPID).\n", HDP_CTL_DEFAULT_PATH);
+		"listens on it (the service's ExecReload passes $MAINPID). --quiet: print\n"
+		"no reply, only the exit status says how it went (under ExecReload the\n"
+		"forwarder's own log already holds what a reload said).\n", HDP_CTL_DEFAULT_PATH);
 }
 
 /*
@@ -62,22 +65,26 @@ int main(int argc, char **argv)
 	char req[HDP_CTL_REQUEST_MAX + 2] = "", buf[4096], head[8] = "";
 	size_t head_len = 0;
 	long want_pid = 0;
+	bool quiet = false;
 	int i = 1, fd;
 	ssize_t n;
 
-	if (i + 1 < argc && strcmp(argv[i], "--socket") == 0) {
-		path = argv[i + 1];
-		i += 2;
-	}
-	if (i + 1 < argc && strcmp(argv[i], "--pid") == 0) {
-		char *end;
+	for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
+		if (strcmp(argv[i], "--quiet") == 0) {
+			quiet = true;
+		} else if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) {
+			path = argv[++i];
+		} else if (strcmp(argv[i], "--pid") == 0 && i + 1 < argc) {
+			char *end;
 
-		want_pid = strtol(argv[i + 1], &end, 10);
-		if (*end || want_pid <= 0) {
-			fprintf(stderr, "hdp-ctl: --pid '%s': expected a process ID\n", argv[i + 1]);
-			return 2;
+			want_pid = strtol(argv[++i], &end, 10);
+			if (*end || want_pid <= 0) {
+				fprintf(stderr, "hdp-ctl: --pid '%s': expected a process ID\n", argv[i]);
+				return 2;
+			}
+		} else {
+			break;
 		}
-		i += 2;
 	}
 	if (i >= argc || strcmp(argv[i], "--help") == 0) {
 		usage(i >= argc ? stderr : stdout);
@@ -130,7 +137,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+		if (!quiet && fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
 			return 1;
 		/* The reply's first word is its verdict; later lines may quote errors. */
 		for (ssize_t j = 0; j < n && head_len < sizeof(head) - 1; j++)

@@ -8,6 +8,7 @@
  */
 #include <hdp/violation.h>
 
+#include <pthread.h>
 #include <signal.h>
 
 void hdp_fault_pass_on(const struct sigaction *prev, int sig, void *info, void *uctx,
@@ -32,16 +33,25 @@ void hdp_fault_pass_on(const struct sigaction *prev, int sig, void *info, void *
 	}
 	/*
 	 * The application's handler, as the kernel would have run it: with
-	 * its mask added, and a one-shot handler (SA_RESETHAND) leaving the
-	 * default behind it, as it expects. Its SA_NODEFER is not honoured:
-	 * the signal stays blocked, as it is in hdp's handler.
+	 * its mask added, the signal itself left unblocked if it asked for
+	 * SA_NODEFER (a handler that may fault again, and expects its own
+	 * handler then, not death on a blocked fault), and a one-shot
+	 * handler (SA_RESETHAND) leaving the default behind it. This
+	 * thread's mask, not the process's: other threads keep theirs.
 	 */
 	if (prev->sa_flags & SA_RESETHAND)
 		signal(sig, SIG_DFL);
-	sigprocmask(SIG_BLOCK, &prev->sa_mask, &was);
+	pthread_sigmask(SIG_BLOCK, &prev->sa_mask, &was);
+	if ((prev->sa_flags & SA_NODEFER) && !sigismember(&prev->sa_mask, sig)) {
+		sigset_t self;
+
+		sigemptyset(&self);
+		sigaddset(&self, sig);
+		pthread_sigmask(SIG_UNBLOCK, &self, NULL);
+	}
 	if (prev->sa_flags & SA_SIGINFO)
 		prev->sa_sigaction(sig, si, uctx);
 	else
 		prev->sa_handler(sig);
-	sigprocmask(SIG_SETMASK, &was, NULL);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
 }

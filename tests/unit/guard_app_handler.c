@@ -11,6 +11,7 @@
  */
 #include <hdp/pool.h>
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -23,18 +24,27 @@ static void app_segv(int sig, siginfo_t *si, void *uctx)
 {
 	(void)sig;
 	(void)uctx;
+	sigset_t now;
+
 	if ((char *)si->si_addr != app_page)
 		_exit(5);
+	pthread_sigmask(SIG_BLOCK, NULL, &now);
+	if (sigismember(&now, SIGSEGV))
+		_exit(7);
+	if (!sigismember(&now, SIGUSR1))
+		_exit(8);
 	mprotect(app_page, 4096, PROT_READ | PROT_WRITE);
 	app_mended++;
 }
 
 int main(void)
 {
-	struct sigaction sa = { .sa_sigaction = app_segv, .sa_flags = SA_SIGINFO };
+	struct sigaction sa = { .sa_sigaction = app_segv, .sa_flags = SA_SIGINFO | SA_NODEFER };
 	struct hdp_pool *pool;
 	struct hdp_pool_region lay;
 
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGUSR1);
 	app_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (app_page == MAP_FAILED || sigaction(SIGSEGV, &sa, NULL))
 		return 4;

@@ -190,8 +190,10 @@ Test(pool_guard, a_sigsegv_another_process_sends_still_kills)
  * An application's handler that mends its own faults gets them, and hdp's
  * stays: a guard fault after one of the application's is still named.
  * (hdp's handler once put the application's back for good at its first
- * fault, and the guard fault went to it: status 5.) In a process of its
- * own (guard_app_handler.c), where hdp's handler comes second for sure.
+ * fault, and the guard fault went to it: status 5; and ran it with
+ * SIGSEGV blocked though it asked for SA_NODEFER: status 7.) In a process
+ * of its own (guard_app_handler.c), where hdp's handler comes second for
+ * sure.
  */
 Test(pool_guard, an_application_handler_gets_its_faults_and_hdp_keeps_its_own)
 {
