@@ -65,12 +65,18 @@ void fwd_rx_chained(struct hdp_fwd *f, struct fwd_port *in, const struct fwd_por
 	struct hdp_fwd_chain *c = &in->chain;
 	enum hdp_fwd_drop why = HDP_FWD_DROP_CHAIN_CUT;
 
+	bool lent = desc.addr < f->lay.span && fwd_frame_take(f, desc.addr);
+
 	b->rx_contd += (desc.options & XDP_PKT_CONTD) != 0;
-	/* Where the kernel wrote, for the wipe when the frame comes back. */
-	if (hdp_layout_holds(&f->lay, desc.addr, desc.len))
+	/*
+	 * Where the kernel wrote, for the wipe when the frame comes back; only
+	 * for a frame it was lent (a descriptor naming one given back already
+	 * once shrank that frame's whole wipe to its own few bytes).
+	 */
+	if (lent && hdp_layout_holds(&f->lay, desc.addr, desc.len))
 		f->ext[fwd_frame_of(f, desc.addr)] = fwd_rx_extent(in, desc,
 								   (uint32_t)f->lay.stride);
-	switch (hdp_fwd_chain_add(f->pool, c, desc, &why)) {
+	switch (hdp_fwd_chain_add(f->pool, c, desc, lent, &why)) {
 	case HDP_FWD_CHAIN_MORE:
 		return;
 	case HDP_FWD_CHAIN_WHOLE:

@@ -3,7 +3,9 @@
  * Frames travel between the UMEM pool and the rings as UMEM addresses.
  * Every allocation and every free goes through the pool, so the pool's
  * hardening profile applies to every frame; hdp-fwd also remembers which
- * frames it holds, so that none is lost when it stops.
+ * frames it holds and where (lent to the kernel in a fill ring, or taken
+ * back), so that RX hands back only frames it lent, and none is lost when
+ * it stops.
  */
 #include "fwd_internal.h"
 
@@ -20,8 +22,9 @@ unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n)
 		uint32_t idx = fwd_frame_of(f, addr);
 
 		addrs[i] = addr;
-		/* Held, and the tag the pool gave it: MTE checks our accesses. */
-		atomic_store_explicit(&f->held[idx], (uint8_t)(1 | hdp_tag_of(objs[i]) << 4),
+		/* Lent (each goes to a fill ring), and the tag the pool gave it. */
+		atomic_store_explicit(&f->held[idx],
+				      (uint8_t)(FWD_FRAME_LENT | hdp_tag_of(objs[i]) << 4),
 				      memory_order_relaxed);
 	}
 	return got;
@@ -79,7 +82,13 @@ unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
 		hdp_counter_add(&p->stats.fill_empty, n - got);
 	if (!got)
 		return 0;
-	xsk_ring_prod__reserve(&p->fill, got, &idx);
+	if (hdp_unlikely(xsk_ring_prod__reserve(&p->fill, got, &idx) != got)) {
+		/* No room after all (the targets keep it from happening): back, unwritten. */
+		for (unsigned i = 0; i < got; i++)
+			f->ext[fwd_frame_of(f, addrs[i])] = (struct hdp_extent){ 0, 0 };
+		fwd_frames_free(f, addrs, got);
+		return 0;
+	}
 	for (unsigned i = 0; i < got; i++)
 		*xsk_ring_prod__fill_addr(&p->fill, idx + i) = addrs[i];
 	xsk_ring_prod__submit(&p->fill, got);
@@ -89,7 +98,9 @@ unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
 /*
  * Fill every port's ring to its target. With frames for every ring, the
  * target is the whole fill ring; with fewer, each port gets an equal share
- * of half the frames, and the other half stays free for frames in flight.
+ * of half the frames, and the other half stays free for frames in flight,
+ * but never more than its ring holds (a share above it once wrote entries
+ * the kernel had not read yet, and moved the producer past the ring).
  */
 void fwd_fill_all(struct hdp_fwd *f)
 {
@@ -99,7 +110,8 @@ void fwd_fill_all(struct hdp_fwd *f)
 	for (unsigned i = 0; i < f->nports; i++) {
 		struct fwd_port *p = &f->ports[i];
 
-		p->fill_target = cfg->frames >= f->nports * (cfg->fill_size + cfg->ring_size)
+		p->fill_target = cfg->frames >= f->nports * (cfg->fill_size + cfg->ring_size) ||
+					 share > cfg->fill_size
 					 ? cfg->fill_size : share;
 		while (fwd_fill(f, p, p->fill_target))
 			;

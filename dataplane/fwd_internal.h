@@ -80,9 +80,10 @@ struct hdp_fwd {
 	unsigned nworkers;
 	struct fwd_worker workers[HDP_FWD_CORES_MAX];
 	/*
-	 * Frames hdp-fwd holds (in a ring or in flight), by frame index: bit 0
-	 * held, bits 4..7 the memory tag the pool gave it (UMEM addresses
-	 * carry none, and with MTE the CPU checks every access against it).
+	 * Frames hdp-fwd holds, by frame index: bits 0..1 where (enum
+	 * fwd_frame_state, 0 in the pool), bits 4..7 the memory tag the pool
+	 * gave it (UMEM addresses carry none, and with MTE the CPU checks
+	 * every access against it).
 	 */
 	_Atomic uint8_t *held;
 	/*
@@ -111,6 +112,31 @@ struct hdp_fwd {
 static inline uint32_t fwd_frame_of(const struct hdp_fwd *f, uint64_t addr)
 {
 	return (uint32_t)(addr >> f->frame_shift);
+}
+
+/* Where a frame hdp-fwd holds is (held[], bits 0..1). */
+enum fwd_frame_state {
+	FWD_FRAME_LENT = 1,	/* in a fill ring: the kernel's, to hand back in RX */
+	FWD_FRAME_TAKEN = 2,	/* handed back: in a chain, in flight, on TX */
+};
+
+/*
+ * An RX descriptor hands back the frame at @addr (inside the UMEM): taken
+ * only if it was lent, in a fill ring, and only once. A descriptor naming
+ * a frame on TX, in a chain, in the pool, or one handed back already is
+ * no frame of the kernel's: forwarding it would send one frame as two
+ * packets and free it twice (a double free, or worse without records).
+ */
+static inline bool fwd_frame_take(struct hdp_fwd *f, uint64_t addr)
+{
+	_Atomic uint8_t *h = &f->held[fwd_frame_of(f, addr)];
+	uint8_t was = atomic_load_explicit(h, memory_order_relaxed);
+
+	/* Another worker's port may name it too (a forged descriptor): one wins. */
+	return (was & 3) == FWD_FRAME_LENT &&
+	       atomic_compare_exchange_strong_explicit(h, &was,
+						       (uint8_t)((was & ~3) | FWD_FRAME_TAKEN),
+						       memory_order_relaxed, memory_order_relaxed);
 }
 
 /*

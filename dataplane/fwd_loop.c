@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -52,8 +53,8 @@ static void busy_poll_rx(struct fwd_port *in)
 
 /*
  * A descriptor that does not fit: the pool's own check reports it under
- * its policy (when bounds are on), and a chunk inside the UMEM goes back
- * to the pool, wiped whole (nobody knows what was written).
+ * its policy (when bounds are on), and a chunk inside the UMEM that was
+ * lent goes back to the pool, wiped whole (nobody knows what was written).
  */
 HDP_COLD static void refuse_desc(struct hdp_fwd *f, struct xdp_desc d, struct fwd_burst *b)
 {
@@ -61,11 +62,26 @@ HDP_COLD static void refuse_desc(struct hdp_fwd *f, struct xdp_desc d, struct fw
 
 	hdp_fwd_rx_desc(f->pool, d.addr, d.len, &unused);
 	b->dropped[HDP_FWD_DROP_INVALID_DESC]++;
-	if (d.addr < f->lay.span) {
+	if (d.addr < f->lay.span && fwd_frame_take(f, d.addr)) {
 		f->ext[fwd_frame_of(f, d.addr)] = (struct hdp_extent){
 			0, (uint32_t)f->lay.obj_size };
 		b->drops[b->ndrops++] = d.addr;
 	}
+}
+
+/*
+ * A descriptor naming a frame that was not lent (fwd_frame_take): dropped
+ * and counted as invalid, a violation of the pool when bounds are on, and
+ * the frame left where it is, with whoever holds it.
+ */
+HDP_COLD static void refuse_not_lent(struct hdp_fwd *f, struct xdp_desc d, struct fwd_burst *b)
+{
+	char detail[80];
+
+	snprintf(detail, sizeof(detail), "frame %u is not in a fill ring",
+		 fwd_frame_of(f, d.addr));
+	hdp_pool_desc_refuse(f->pool, HDP_V_DESC_NOT_LENT, d.addr, d.len, detail);
+	b->dropped[HDP_FWD_DROP_INVALID_DESC]++;
 }
 
 /* What came in, and was dropped, on @in: the counters, once a burst. */
@@ -154,6 +170,10 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 		 */
 		if (hdp_unlikely(!hdp_layout_holds(&f->lay, desc.addr, desc.len))) {
 			refuse_desc(f, desc, &b);
+			continue;
+		}
+		if (hdp_unlikely(!fwd_frame_take(f, desc.addr))) {
+			refuse_not_lent(f, desc, &b);
 			continue;
 		}
 		f->ext[fwd_frame_of(f, desc.addr)] = fwd_rx_extent(in, desc, stride);

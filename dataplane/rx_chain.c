@@ -4,10 +4,10 @@
  * comes as several descriptors, all but the last marked XDP_PKT_CONTD. The
  * chain is gathered whole before any of it goes out, and judged by rules
  * a single descriptor does not need: a chain that is cut off by an invalid
- * descriptor, names one frame twice, or is longer than the kernel would
- * send (it would refuse it on TX, and keep its frames) is dropped whole,
- * each of its chunks given back once, and the rest of its descriptors
- * follow it as they arrive.
+ * descriptor, names one frame twice or one the kernel was not lent, or is
+ * longer than the kernel would send (it would refuse it on TX, and keep
+ * its frames) is dropped whole, each of its lent chunks given back once,
+ * and the rest of its descriptors follow it as they arrive.
  */
 #include <hdp/fwd.h>
 
@@ -26,13 +26,16 @@ static bool names_gathered(const struct hdp_layout *l, const struct hdp_fwd_chai
 }
 
 /*
- * @d's chunk, when it is one of the UMEM and not given back before for
- * this packet, goes back (and is remembered, while there is room, so that
- * a later descriptor naming it again does not free it twice).
+ * @d's chunk, when it was lent, is one of the UMEM and not given back
+ * before for this packet, goes back (and is remembered, while there is
+ * room, so that a later descriptor naming it again does not free it
+ * twice; past that room only the caller's @lent, which is false for a
+ * frame taken back once, keeps it from going back twice).
  */
-static void give_back(const struct hdp_layout *l, struct hdp_fwd_chain *c, struct xdp_desc d)
+static void give_back(const struct hdp_layout *l, struct hdp_fwd_chain *c, struct xdp_desc d,
+		      bool lent)
 {
-	if (d.addr >= l->span || names_gathered(l, c, d.addr))
+	if (!lent || d.addr >= l->span || names_gathered(l, c, d.addr))
 		return;
 	c->back[c->nback++] = d.addr;
 	if (c->n < HDP_FWD_CHAIN_MAX)
@@ -44,11 +47,11 @@ static void give_back(const struct hdp_layout *l, struct hdp_fwd_chain *c, struc
  * remembers them while the rest of the packet's descriptors come.
  */
 static enum hdp_fwd_chain_verdict drop(const struct hdp_layout *l, struct hdp_fwd_chain *c,
-				       struct xdp_desc d)
+				       struct xdp_desc d, bool lent)
 {
 	for (uint32_t i = 0; i < c->n; i++)
 		c->back[c->nback++] = c->d[i].addr;
-	give_back(l, c, d);
+	give_back(l, c, d, lent);
 	c->discard = d.options & XDP_PKT_CONTD;
 	if (!c->discard)
 		c->n = 0;
@@ -56,22 +59,22 @@ static enum hdp_fwd_chain_verdict drop(const struct hdp_layout *l, struct hdp_fw
 }
 
 static enum hdp_fwd_chain_verdict refuse(struct hdp_pool *umem, struct hdp_fwd_chain *c,
-					 struct xdp_desc d, enum hdp_violation_kind kind,
+					 struct xdp_desc d, bool lent, enum hdp_violation_kind kind,
 					 const char *detail)
 {
 	hdp_pool_desc_refuse(umem, kind, d.addr, d.len, detail);
-	return drop(hdp_pool_slots(umem), c, d);
+	return drop(hdp_pool_slots(umem), c, d, lent);
 }
 
 enum hdp_fwd_chain_verdict hdp_fwd_chain_add(struct hdp_pool *umem, struct hdp_fwd_chain *c,
-					     struct xdp_desc d, enum hdp_fwd_drop *why)
+					     struct xdp_desc d, bool lent, enum hdp_fwd_drop *why)
 {
 	const struct hdp_layout *l = hdp_pool_slots(umem);
 	char detail[96];
 
 	c->nback = 0;
 	if (c->discard) {
-		give_back(l, c, d);
+		give_back(l, c, d, lent);
 		c->discard = d.options & XDP_PKT_CONTD;
 		if (!c->discard)
 			c->n = 0;
@@ -81,19 +84,25 @@ enum hdp_fwd_chain_verdict hdp_fwd_chain_add(struct hdp_pool *umem, struct hdp_f
 		*why = HDP_FWD_DROP_CHAIN_CUT;
 		snprintf(detail, sizeof(detail), "fragment %u: %u bytes at %llu, not inside a chunk",
 			 c->n + 1, d.len, (unsigned long long)d.addr);
-		return refuse(umem, c, d, HDP_V_DESC_CHAIN_CUT, detail);
+		return refuse(umem, c, d, lent, HDP_V_DESC_CHAIN_CUT, detail);
 	}
 	if (hdp_unlikely(names_gathered(l, c, d.addr))) {
 		*why = HDP_FWD_DROP_CHAIN_REUSE;
 		snprintf(detail, sizeof(detail), "fragment %u names chunk %llu again", c->n + 1,
 			 (unsigned long long)(d.addr / l->stride));
-		return refuse(umem, c, d, HDP_V_DESC_CHAIN_REUSE, detail);
+		return refuse(umem, c, d, lent, HDP_V_DESC_CHAIN_REUSE, detail);
+	}
+	if (hdp_unlikely(!lent)) {
+		*why = HDP_FWD_DROP_CHAIN_CUT;
+		snprintf(detail, sizeof(detail), "fragment %u: frame %llu is not in a fill ring",
+			 c->n + 1, (unsigned long long)(d.addr / l->stride));
+		return refuse(umem, c, d, lent, HDP_V_DESC_NOT_LENT, detail);
 	}
 	if (hdp_unlikely(c->n + 1 == HDP_FWD_CHAIN_MAX && (d.options & XDP_PKT_CONTD))) {
 		*why = HDP_FWD_DROP_CHAIN_LONG;
 		snprintf(detail, sizeof(detail), "more than %u fragments: the kernel sends at most "
 			 "%u", HDP_FWD_CHAIN_MAX, HDP_FWD_CHAIN_MAX);
-		return refuse(umem, c, d, HDP_V_DESC_CHAIN_LONG, detail);
+		return refuse(umem, c, d, lent, HDP_V_DESC_CHAIN_LONG, detail);
 	}
 	c->d[c->n++] = d;
 	return d.options & XDP_PKT_CONTD ? HDP_FWD_CHAIN_MORE : HDP_FWD_CHAIN_WHOLE;

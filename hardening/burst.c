@@ -52,6 +52,7 @@ struct burst {
 	size_t stride, obj_size;
 	uint32_t slots;
 	struct hdp_harden_view v;
+	uint64_t epoch;			/* the core's, which its records carry */
 	unsigned flags;
 	bool mte;			/* the memory carries MTE tags (now or from before) */
 	bool cold;			/* whole wipes, not reads (hdp_harden_pool_desc) */
@@ -68,15 +69,18 @@ static inline struct burst burst_begin(struct hdp_harden_pool *hp, struct hdp_ha
 	 * process's the first time it takes or gives back MTE objects, even
 	 * when MTE was switched on after it started (a TLS flag after that).
 	 */
-	if (hp->mte)
+	bool mte = atomic_load_explicit(&hp->mte, memory_order_relaxed);
+
+	if (mte)
 		tag_mte_adopt_thread();
 	return (struct burst){
-		.hp = hp, .t = t, .v = v, .flags = hdp_view_flags(v),
+		.hp = hp, .t = t, .v = v, .epoch = hdp_epoch_core(v.epoch),
+		.flags = hdp_view_flags(v),
 		.s = t ? t->smp : (struct hdp_harden_samplers){ 0 },
 		.meta = hp->meta, .chunked = l->chunks != NULL, .base = l->base,
 		.shift = l->stride_shift, .magic = l->stride_magic, .stride = l->stride,
 		.obj_size = l->obj_size, .slots = l->slots,
-		.mte = hp->mte, .cold = hp->cold_objects,
+		.mte = mte, .cold = hp->cold_objects,
 	};
 }
 
@@ -108,12 +112,12 @@ static inline uint64_t record(const struct burst *b, uint32_t idx)
 {
 	uint64_t m = atomic_load_explicit(&b->meta[idx].state, memory_order_relaxed);
 
-	return META_EPOCH(m) == b->v.epoch ? m : 0;
+	return META_EPOCH(m) == b->epoch ? m : 0;
 }
 
 static inline void record_store(const struct burst *b, uint32_t idx, unsigned bits)
 {
-	atomic_store_explicit(&b->meta[idx].state, b->v.epoch << META_EPOCH_SHIFT | bits,
+	atomic_store_explicit(&b->meta[idx].state, b->epoch << META_EPOCH_SHIFT | bits,
 			      memory_order_relaxed);
 }
 
@@ -631,7 +635,7 @@ bool hdp_harden_pool_on_free_one(struct hdp_harden_pool *hp, struct hdp_harden_t
 		*out = hdp_untag(obj);
 		return true;
 	}
-	if (hdp_likely(!hp->tags_seen))
+	if (hdp_likely(!atomic_load_explicit(&hp->tags_seen, memory_order_relaxed)))
 		refused = core_on_free(hp, t, v, &obj, &idx, ext, 1, true, NULL);
 	else
 		refused = core_on_free(hp, t, v, &obj, &idx, ext, 1, false, NULL);
@@ -719,7 +723,7 @@ static int check_copy(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, cons
 /* Under MTE the CPU checks the copy again as it happens: keep the tag. */
 static inline void *copy_ptr(const struct hdp_harden_pool *hp, const void *p)
 {
-	return hp->mte ? (void *)p : hdp_untag(p);
+	return atomic_load_explicit(&hp->mte, memory_order_relaxed) ? (void *)p : hdp_untag(p);
 }
 
 int hdp_harden_pool_copy_in(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,

@@ -52,7 +52,7 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp, const struct hdp_harden_poo
 
 void hdp_harden_pool_fini(struct hdp_harden_pool *hp)
 {
-	if (hp->mte)
+	if (atomic_load_explicit(&hp->mte, memory_order_relaxed))
 		tag_mte_forget(hp);
 	pthread_mutex_destroy(&hp->apply_lock);
 	hdp_protection_pool_fini(hp);
@@ -62,31 +62,42 @@ void hdp_harden_pool_fini(struct hdp_harden_pool *hp)
 }
 
 /*
- * Something that keeps records is turned on: start a new epoch, so that
- * nothing recorded before, or left unrecorded since, is trusted.
- * Published before the word (harden.h).
+ * Something that keeps records is turned on: start a new epoch for the
+ * protections, and for the core's records if @core (they resume), so that
+ * nothing recorded before, or left unrecorded since, is trusted. The
+ * protections' moves with the core's too: what they record may rest on
+ * the core's steps (redzone's zeros). Published before the word
+ * (harden.h).
  */
-static int begin_epoch(struct hdp_harden_pool *hp)
+static int begin_epoch(struct hdp_harden_pool *hp, bool core)
 {
 	uint64_t e = atomic_load_explicit(&hp->epoch, memory_order_relaxed);
+	uint64_t c = hdp_epoch_core(e), p = hdp_epoch_protections(e);
 
-	if (e >= HDP_EPOCH_MAX) {
+	if ((core && c >= HDP_EPOCH_MAX) || p >= HDP_PROT_EPOCH_MAX) {
 		hdp_log(HDP_LOG_ERR, "pool '%s': every epoch has been used (%llu re-enables); "
 			"restart to turn its protections on again", hp->name,
-			(unsigned long long)e);
+			(unsigned long long)(core && c >= HDP_EPOCH_MAX ? c : p));
 		return -EOVERFLOW;
 	}
-	atomic_store_explicit(&hp->epoch, e + 1, memory_order_release);
+	atomic_store_explicit(&hp->epoch, (c + core) << 32 | (p + 1), memory_order_release);
 	return 0;
 }
 
-/* Does going from @old to @w turn on something that keeps records? */
-static bool records_resume(uint64_t old, uint64_t w)
+/* Does going from @old to @w turn the core's records on, after all were off? */
+static bool core_records_resume(uint64_t old, uint64_t w)
 {
 	struct hdp_harden_view o = { old, 0 }, n = { w, 0 };
 
-	return ((hdp_view_flags(n) & HDP_HF_RECORDS) && !(hdp_view_flags(o) & HDP_HF_RECORDS)) ||
-	       (hdp_view_protections(n) & ~hdp_view_protections(o));
+	return (hdp_view_flags(n) & HDP_HF_RECORDS) && !(hdp_view_flags(o) & HDP_HF_RECORDS);
+}
+
+/* Does it turn a registered protection on? */
+static bool protections_resume(uint64_t old, uint64_t w)
+{
+	struct hdp_harden_view o = { old, 0 }, n = { w, 0 };
+
+	return hdp_view_protections(n) & ~hdp_view_protections(o);
 }
 
 /*
@@ -137,7 +148,7 @@ static int attach_tags(struct hdp_harden_pool *hp, const struct hdp_profile *p)
 			strerror(-ret));
 		return ret;
 	}
-	hp->mte = true;
+	atomic_store_explicit(&hp->mte, true, memory_order_relaxed);
 	return HDP_HF_TAG_MTE;
 }
 
@@ -160,15 +171,18 @@ static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 		if (ret < 0)
 			return ret;
 		flags |= (unsigned)ret;
-		hp->tags_seen = true;
+		atomic_store_explicit(&hp->tags_seen, true, memory_order_relaxed);
 	}
+	/* Tags off in memory that took MTE tags: frees still reset them (harden.h). */
+	if (atomic_load_explicit(&hp->mte, memory_order_relaxed))
+		flags |= HDP_HF_TAG_MTE;
 	w = (uint64_t)flags |
 	    (uint64_t)p->on_violation << HDP_WORD_POLICY_SHIFT |
 	    (uint64_t)sample_field(p->tag_sample) << HDP_WORD_SAMPLE_SHIFT |
 	    (uint64_t)sample_field(p->init_check_sample) << HDP_WORD_CHECK_SHIFT |
 	    (uint64_t)prot_mask << HDP_WORD_PROT_SHIFT;
-	if (records_resume(old, w)) {
-		ret = begin_epoch(hp);
+	if (core_records_resume(old, w) || protections_resume(old, w)) {
+		ret = begin_epoch(hp, core_records_resume(old, w));
 		if (ret)
 			return ret;
 	}

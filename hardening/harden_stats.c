@@ -34,11 +34,14 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp, const struct hdp_harden_co
 		hdp_harden_counters_add(&sum, live);
 	out->flags = hdp_view_flags(v);
 	out->on_violation = hdp_view_policy(v);
-	out->epoch = atomic_load_explicit(&hp->epoch, memory_order_relaxed);
+	out->epoch = hdp_epoch_core(atomic_load_explicit(&hp->epoch, memory_order_relaxed));
+	out->protections_epoch =
+		hdp_epoch_protections(atomic_load_explicit(&hp->epoch, memory_order_relaxed));
 	out->tag_backend = !(out->flags & HDP_HF_TAG) ? "off"
 			 : (out->flags & HDP_HF_TAG_MTE) ? "mte" : "soft";
 	out->tag_check = "none";
-	if (out->flags & HDP_HF_TAG_MTE && hdp_tag_check_in_force(NULL) >= 0)
+	if ((out->flags & HDP_HF_TAG) && (out->flags & HDP_HF_TAG_MTE) &&
+	    hdp_tag_check_in_force(NULL) >= 0)
 		out->tag_check = hdp_tag_check_name((enum hdp_tag_check)hdp_tag_check_in_force(NULL));
 	for (unsigned i = 0; i < HDP_COUNTERS_MAX; i++)
 		out->counters[i] = hdp_counter_read(&sum.n[i]);
@@ -125,8 +128,9 @@ void hdp_harden_stats_json(struct hdp_strbuf *o, const struct hdp_harden_stats *
 	hdp_strbuf_printf(o, ",\"flags\":\"");
 	hdp_hflags_format(o, h->flags);
 	hdp_strbuf_printf(o, "\",\"on_violation\":\"%s\",\"tag\":\"%s\",\"tag_check\":\"%s\","
-			  "\"epoch\":%llu", hdp_policy_name(h->on_violation), h->tag_backend,
-			  h->tag_check ? h->tag_check : "none", U(h->epoch));
+			  "\"epoch\":%llu,\"protections_epoch\":%llu",
+			  hdp_policy_name(h->on_violation), h->tag_backend,
+			  h->tag_check ? h->tag_check : "none", U(h->epoch), U(h->protections_epoch));
 	for (unsigned c = 0; c < HDP_C__CORE; c++)
 		hdp_strbuf_printf(o, ",\"%s\":%llu", hdp_core_counter_name(c), U(h->counters[c]));
 	hdp_strbuf_printf(o, ",\"changes\":%llu,\"changed_at\":%lld,",
@@ -145,10 +149,12 @@ void hdp_harden_stats_text(struct hdp_strbuf *o, const struct hdp_harden_stats *
 
 	hdp_strbuf_printf(o, "  hardening: ");
 	hdp_hflags_format(o, h->flags);
-	hdp_strbuf_printf(o, " (tags %s%s%s), on violation %s, epoch %llu, %llu profile changes\n",
+	hdp_strbuf_printf(o, " (tags %s%s%s), on violation %s, epoch %llu (protections %llu), "
+			  "%llu profile changes\n",
 			  h->tag_backend, h->tag_check && strcmp(h->tag_check, "none") ? ", checked " : "",
 			  h->tag_check && strcmp(h->tag_check, "none") ? h->tag_check : "",
-			  hdp_policy_name(h->on_violation), U(h->epoch), U(h->changes));
+			  hdp_policy_name(h->on_violation), U(h->epoch), U(h->protections_epoch),
+			  U(h->changes));
 	hdp_strbuf_printf(o, "  profile: %s\n", h->profiled ? h->profile_text : "none");
 	if (h->exclude[0])
 		hdp_strbuf_printf(o, "  excluded: %s\n", h->exclude);

@@ -92,7 +92,7 @@ static inline void hdp_protection_burst_of(struct hdp_protection_slot *s,
 	b->pool = &s->pp;
 	hdp_registry_unpack(s->reg, atomic_load_explicit(&s->packed, memory_order_acquire),
 			    b->values);
-	b->epoch = v.epoch;
+	b->epoch = hdp_epoch_protections(v.epoch);
 	b->core_flags = hdp_view_flags(v);
 	b->counters = (t ? t->c.n : hdp_unowned_counters) + HDP_C__CORE + s->reg->counter_base;
 	b->violation_base = HDP_V__COUNT + s->reg->violation_base;

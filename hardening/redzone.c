@@ -58,12 +58,14 @@ static inline uint8_t pattern_byte(uint64_t pattern, size_t off)
 }
 
 /*
- * A burst's epoch in the 31 bits a record keeps, never 0 (nothing known):
- * records 2^31 - 1 epochs apart would be taken for each other.
+ * A burst's epoch in the 31 bits a record keeps: the protections' epoch
+ * is 1..2^31 - 1 while one is on, and never reused (harden.h). (Folding a
+ * 48-bit epoch into 31 bits once took records 2^31 - 1 epochs apart for
+ * each other.)
  */
 static inline uint32_t era_of(uint64_t epoch)
 {
-	return (uint32_t)(epoch % 0x7fffffff) + 1;
+	return (uint32_t)epoch;
 }
 
 /* What the window must hold, and whether it is recorded for this era. */

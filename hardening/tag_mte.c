@@ -295,7 +295,7 @@ void tag_mte_adopt_thread(void)
 /* One more MTE pool (not again for a pool applied again), for the asynchronous report. */
 static int mte_pool_counted(struct hdp_harden_pool *hp)
 {
-	if (!hp->mte) {
+	if (!atomic_load_explicit(&hp->mte, memory_order_relaxed)) {
 		atomic_store(&last_mte_pool, hp);
 		atomic_fetch_add(&mte_pools, 1);
 	}

@@ -153,7 +153,7 @@ int main(void)
 
 	if (mte_tap_start())
 		return 0;
-	printf("1..19\n");
+	printf("1..20\n");
 	want = hdp_tag_check_wanted();
 	mte3 = (getauxval(AT_HWCAP2) & (1UL << 22)) != 0;
 	p = mte_pool("basic", "on_violation=report");
@@ -201,6 +201,21 @@ int main(void)
 	ok(tagged == 16 && hdp_tag_of(objs[0]) && !hdp_tag_of(objs[1]),
 	   "tag_sample=4 tags the first, then one in four");
 	hdp_pool_free_burst(p, (void **)objs, 64);
+
+	/*
+	 * tag off with nothing else on: a frame tagged before is freed with
+	 * no step left to run, and once kept its memory's tag, which the next
+	 * owner's tag-0 pointer then faulted on.
+	 */
+	p = mte_pool("offnow", "tag_sample=1,init_on_alloc=off,init_on_free=off,init_check=off");
+	obj = hdp_pool_alloc(p);
+	if (!obj || hdp_pool_set(p, "tag", "off")) {
+		printf("Bail out! cannot turn tag off\n");
+		return 1;
+	}
+	hdp_pool_free(p, obj);
+	ok(hdp_tag_of(obj) != 0 && memory_tag_of(hdp_untag(obj)) == 0,
+	   "tag turned off with nothing else on: a tagged frame's free still resets its memory's tag");
 
 	/* Reads stop at the access in sync and asymm; writes only in sync. */
 	late_read = got == HDP_TAG_CHECK_ASYNC;

@@ -180,12 +180,28 @@ int configure_without_reuse_hooks(const char *spec)
 	return ret;
 }
 
-void set_epoch(struct hdp_pool *pool, uint64_t epoch)
+/* As an apply would, under its lock: the next one that turns something on starts epoch + 1. */
+static void set_epochs(struct hdp_pool *pool, uint64_t core, uint64_t prot, bool set_core)
 {
 	struct hdp_harden_pool *hp = hdp_pool_harden(pool);
+	uint64_t e;
 
-	/* As an apply would, under its lock: the next one that turns something on starts epoch + 1. */
 	pthread_mutex_lock(&hp->apply_lock);
-	atomic_store_explicit(&hp->epoch, epoch, memory_order_release);
+	e = atomic_load_explicit(&hp->epoch, memory_order_relaxed);
+	if (set_core)
+		e = core << 32 | hdp_epoch_protections(e);
+	else
+		e = hdp_epoch_core(e) << 32 | prot;
+	atomic_store_explicit(&hp->epoch, e, memory_order_release);
 	pthread_mutex_unlock(&hp->apply_lock);
+}
+
+void set_epoch(struct hdp_pool *pool, uint64_t epoch)
+{
+	set_epochs(pool, epoch, 0, true);
+}
+
+void set_protections_epoch(struct hdp_pool *pool, uint32_t epoch)
+{
+	set_epochs(pool, 0, epoch, false);
 }

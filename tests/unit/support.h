@@ -48,8 +48,10 @@ int violation_kind(const char *name);
 int configure_without_reuse_hooks(const char *spec);
 
 /*
- * Set @pool's epoch counter, to reach the end of the epochs without 2^48
- * re-enables: the next change that turns something on starts @epoch + 1.
+ * Set @pool's epoch counters, the core's records' or the registered
+ * protections', to reach the end of them without 2^32 or 2^31
+ * re-enables: the next change that starts one starts @epoch + 1.
  */
 void set_epoch(struct hdp_pool *pool, uint64_t epoch);
+void set_protections_epoch(struct hdp_pool *pool, uint32_t epoch);
 #endif /* HDP_TEST_SUPPORT_H */

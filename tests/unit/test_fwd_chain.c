@@ -298,27 +298,27 @@ Test(fwd_chain, chain_add_alone_judges_each_descriptor_in_order)
 	uint64_t s = hdp_pool_slots(p)->stride;
 	struct xdp_desc a = { 256, 100, XDP_PKT_CONTD }, b = { s + 256, 100, 0 };
 
-	cr_assert_eq(hdp_fwd_chain_add(p, &c, a, &why), HDP_FWD_CHAIN_MORE);
-	cr_assert_eq(hdp_fwd_chain_add(p, &c, b, &why), HDP_FWD_CHAIN_WHOLE);
+	cr_assert_eq(hdp_fwd_chain_add(p, &c, a, true, &why), HDP_FWD_CHAIN_MORE);
+	cr_assert_eq(hdp_fwd_chain_add(p, &c, b, true, &why), HDP_FWD_CHAIN_WHOLE);
 	cr_assert_eq(c.n, 2);
 	c.n = 0;
 	/* A one-frame packet with an unknown option bit is whole at once. */
-	cr_assert_eq(hdp_fwd_chain_add(p, &c, (struct xdp_desc){ 256, 60, 2 }, &why),
+	cr_assert_eq(hdp_fwd_chain_add(p, &c, (struct xdp_desc){ 256, 60, 2 }, true, &why),
 		     HDP_FWD_CHAIN_WHOLE);
 	c.n = 0;
-	cr_assert_eq(hdp_fwd_chain_add(p, &c, a, &why), HDP_FWD_CHAIN_MORE);
-	cr_assert_eq(hdp_fwd_chain_add(p, &c, (struct xdp_desc){ 1ull << 40, 1, 1 }, &why),
+	cr_assert_eq(hdp_fwd_chain_add(p, &c, a, true, &why), HDP_FWD_CHAIN_MORE);
+	cr_assert_eq(hdp_fwd_chain_add(p, &c, (struct xdp_desc){ 1ull << 40, 1, 1 }, true, &why),
 		     HDP_FWD_CHAIN_DROP);
 	cr_assert_eq(why, HDP_FWD_DROP_CHAIN_CUT);
 	cr_assert_eq(c.nback, 1, "the first frame back; the forged one is nobody's");
 	cr_assert_eq(c.back[0], a.addr);
 	cr_assert(c.discard);
 	/* The rest of it naming the first frame again: not given back twice. */
-	cr_assert_eq(hdp_fwd_chain_add(p, &c, a, &why), HDP_FWD_CHAIN_GONE);
+	cr_assert_eq(hdp_fwd_chain_add(p, &c, a, true, &why), HDP_FWD_CHAIN_GONE);
 	cr_assert_eq(c.nback, 0);
-	cr_assert_eq(hdp_fwd_chain_add(p, &c, b, &why), HDP_FWD_CHAIN_GONE);
+	cr_assert_eq(hdp_fwd_chain_add(p, &c, b, true, &why), HDP_FWD_CHAIN_GONE);
 	cr_assert_eq(c.nback, 1);
 	cr_assert_not(c.discard, "its last descriptor ends the drop");
-	cr_assert_eq(hdp_fwd_chain_add(p, &c, b, &why), HDP_FWD_CHAIN_WHOLE);
+	cr_assert_eq(hdp_fwd_chain_add(p, &c, b, true, &why), HDP_FWD_CHAIN_WHOLE);
 	hdp_pool_destroy(p);
 }

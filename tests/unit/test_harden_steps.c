@@ -97,33 +97,39 @@ Test(harden_steps, copies_meet_bounds_then_tags)
 }
 
 /*
- * Records resume, a new epoch: the core's after all were off, or any
- * registered protection, even while the core's stay on. Other changes
- * keep the epoch.
+ * Records resume, a new epoch: the core's after all were off (a new one
+ * for the protections too), or any registered protection, whose own
+ * starts while the core's, kept all along, stays. Other changes keep both.
  */
 Test(harden_steps, turning_on_what_keeps_records_starts_an_epoch)
 {
 	struct hdp_pool *pool = pool_with("init_on_free=on,tag=off,redzone=off", 4);
 	struct hdp_pool_stats st;
-	uint64_t e;
+	uint64_t e, p;
 
 	hdp_pool_stats_get(pool, &st);
 	e = st.harden.epoch;
+	p = st.harden.protections_epoch;
 	cr_assert_gt(e, 0);
+	cr_assert_gt(p, 0);
 	cr_assert_eq(hdp_pool_set(pool, "tag_sample", "4"), 0);
 	cr_assert_eq(hdp_pool_set(pool, "init_check_sample", "8"), 0);
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.epoch, e, "a change that turns nothing on keeps the epoch");
+	cr_assert(st.harden.epoch == e && st.harden.protections_epoch == p,
+		  "a change that turns nothing on keeps the epochs");
 	cr_assert_eq(hdp_pool_set(pool, "redzone", "on"), 0, "%s", captured_logs());
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.epoch, e + 1, "a registered protection turned on");
+	cr_assert_eq(st.harden.protections_epoch, p + 1, "a registered protection turned on");
+	cr_assert_eq(st.harden.epoch, e, "the core's records were kept: their epoch stays");
 	cr_assert_eq(hdp_pool_set(pool, "redzone", "off"), 0);
 	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "off"), 0);
 	cr_assert_eq(hdp_pool_set(pool, "init_check", "off"), 0);
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.epoch, e + 1, "turning off keeps it");
+	cr_assert(st.harden.epoch == e && st.harden.protections_epoch == p + 1,
+		  "turning off keeps them");
 	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "used"), 0);
 	hdp_pool_stats_get(pool, &st);
-	cr_assert_eq(st.harden.epoch, e + 2, "the core's records resumed");
+	cr_assert(st.harden.epoch == e + 1 && st.harden.protections_epoch == p + 2,
+		  "the core's records resumed: a new epoch for both");
 	hdp_pool_destroy(pool);
 }

@@ -42,7 +42,7 @@ static enum hdp_fwd_chain_verdict gather(struct hdp_pool *p, const struct xdp_de
 	enum hdp_fwd_drop why;
 
 	for (unsigned i = 0; i < n && v != HDP_FWD_CHAIN_DROP; i++)
-		v = hdp_fwd_chain_add(p, &c, d[i], &why);
+		v = hdp_fwd_chain_add(p, &c, d[i], true, &why);
 	return v;
 }
 

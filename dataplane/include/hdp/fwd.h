@@ -514,10 +514,14 @@ int hdp_fwd_rx_desc(struct hdp_pool *umem, uint64_t addr, uint32_t len,
  * ring order. A descriptor with XDP_PKT_CONTD says the packet goes on in
  * the next one; the packet is whole at the first without it. The chain
  * rules: every descriptor lies in its chunk (hdp_fwd_rx_desc's test), no
- * frame comes twice, and no chain is longer than HDP_FWD_CHAIN_MAX. A
- * packet that breaks one is dropped whole, with a violation of the pool
- * (desc_chain_cut, desc_chain_reuse, desc_chain_long) when its profile has
- * bounds on, and the rest of its descriptors are dropped as they come.
+ * frame comes twice, every frame was lent to the kernel (@lent: the
+ * caller knows, hdp-fwd from its fill rings; a frame it takes back once
+ * is not lent again until it goes back to a fill ring), and no chain is
+ * longer than HDP_FWD_CHAIN_MAX. A packet that breaks one is dropped
+ * whole, with a violation of the pool (desc_chain_cut, desc_chain_reuse,
+ * desc_not_lent, desc_chain_long) when its profile has bounds on, and the
+ * rest of its descriptors are dropped as they come. A frame not lent is
+ * never given back.
  * Start from a zeroed struct; it keeps its state from call to call.
  */
 struct hdp_fwd_chain {
@@ -542,11 +546,11 @@ enum hdp_fwd_chain_verdict {
 
 /*
  * After DROP and GONE, back[0..nback) are UMEM addresses of the chunks to
- * give back to the pool: each chunk the packet's descriptors named, once
- * (those outside the UMEM are nobody's).
+ * give back to the pool: each lent chunk the packet's descriptors named,
+ * once (those outside the UMEM, or not lent, are not the caller's).
  */
 enum hdp_fwd_chain_verdict hdp_fwd_chain_add(struct hdp_pool *umem, struct hdp_fwd_chain *c,
-					     struct xdp_desc d, enum hdp_fwd_drop *why);
+					     struct xdp_desc d, bool lent, enum hdp_fwd_drop *why);
 
 /* Rewrite a frame for @mode: 0, or -EINVAL for a frame too short for it. */
 int hdp_fwd_rewrite(enum hdp_fwd_mode mode, uint8_t *frame, uint32_t len,

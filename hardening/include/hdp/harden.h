@@ -16,10 +16,15 @@
  * protections keep theirs. The rule that keeps every check honest,
  * whatever is switched at run time:
  *
- *   A record is trusted only if it was made in the current epoch, and a
- *   new epoch starts whenever something that keeps records is turned on
- *   (the core's records, after they were all off, or a registered
- *   protection): while it was off, objects changed hands unrecorded.
+ *   A record is trusted only if it was made in the current epoch of
+ *   whoever keeps it, and a new one starts whenever something that keeps
+ *   records is turned on: while it was off, objects changed hands
+ *   unrecorded. The core's records and the registered protections' have
+ *   an epoch each: a protection turned on (shuffle, say) says nothing
+ *   about the core's, which were kept all along (their epoch once moved
+ *   with it: a live tagged handle's copies were refused, and a double
+ *   free across the switch was taken for a first one). The core's
+ *   records resuming starts a new epoch for both.
  *   Records state only what was done: "wiped" means the whole object was
  *   zero after that free, which a partial (init_on_free=used) wipe can
  *   only claim for an object that was zero when it was handed out
@@ -29,9 +34,11 @@
  * acts on (never a later one: a burst still acting on an old word must not
  * write into an epoch whose word it has not seen), and reads the word
  * after it holds its objects: an allocation's word is then at least as
- * new as the word of the free that let the object go. Epochs are 48 bits
- * and never reused: at the last one, turning a protection on is refused
- * (2^48 re-enables: centuries at the control socket's pace).
+ * new as the word of the free that let the object go. Both epochs live
+ * in one 64-bit counter, read as one with the word: the core's in the
+ * high 32 bits, the protections' in the low 31 (redzone's records keep
+ * 31). They are never reused: at the last one, turning on what would
+ * need the next is refused (2^31 re-enables: 68 years at one a second).
  *
  * Soft tags live in the top byte of the pointer (bits 56..59, where arm64
  * MTE keeps them); such a pointer must go through hdp's accessors
@@ -66,7 +73,7 @@
 	X(INIT_USED, init_used)		/* with INIT_FREE: wipe the extent written */ \
 	X(INIT_CHECK, init_check)                                                  \
 	X(TAG, tag)                                                                \
-	X(TAG_MTE, tag_mte)		/* with TAG: the MTE backend */              \
+	X(TAG_MTE, tag_mte)		/* the memory carries MTE tags: see below */  \
 	X(TAG_ALWAYS, tag_always)	/* objects below tag_sample_min */          \
 	X(PROTECTIONS, protections)	/* a registered protection with hooks here is on */
 
@@ -83,9 +90,14 @@ enum hdp_hflag {
 #undef HDP_HF_ENUM
 };
 
-/* Flags whose steps keep the core's per-object records. */
+/*
+ * Flags whose steps keep the core's per-object records. TAG_MTE stays on
+ * after tag goes off in a pool whose memory took MTE tags: its frees must
+ * still reset a tag to 0, or the next owner's tag-0 pointer faults on the
+ * memory's old tag (Linux has no match-all tag in memory).
+ */
 #define HDP_HF_RECORDS (HDP_HF_INIT_ALLOC | HDP_HF_INIT_FREE | HDP_HF_INIT_CHECK | \
-			HDP_HF_TAG)
+			HDP_HF_TAG | HDP_HF_TAG_MTE)
 /* Flags that need the allocation and free steps (bounds checks live in copies). */
 #define HDP_HF_HOOKS (HDP_HF_RECORDS | HDP_HF_PROTECTIONS)
 
@@ -99,14 +111,26 @@ enum hdp_hflag {
 #define HDP_WORD_PROT_SHIFT	(HDP_WORD_CHECK_SHIFT + 16)	/* the rest */
 #define HDP_PROTECTIONS_MAX	(64 - HDP_WORD_PROT_SHIFT)
 #define HDP_PCOUNTERS_MAX	32	/* counters of registered protections, in all */
-#define HDP_EPOCH_MAX		((UINT64_C(1) << 48) - 1)
+#define HDP_EPOCH_MAX		((UINT64_C(1) << 32) - 1)	/* the core's */
+#define HDP_PROT_EPOCH_MAX	((UINT64_C(1) << 31) - 1)	/* the protections' */
 _Static_assert(HDP_PROTECTIONS_MAX >= 16, "room in the word for registered protections");
 
-/* What one burst acts on: a word and the epoch it belongs to. */
+/* What one burst acts on: a word and the epochs it belongs to. */
 struct hdp_harden_view {
 	uint64_t word;
-	uint64_t epoch;
+	uint64_t epoch;		/* the core's << 32 | the protections' */
 };
+
+/* The core's records' epoch, and the registered protections', of a view's. */
+static inline uint64_t hdp_epoch_core(uint64_t epoch)
+{
+	return epoch >> 32;
+}
+
+static inline uint32_t hdp_epoch_protections(uint64_t epoch)
+{
+	return (uint32_t)epoch;
+}
 
 static inline unsigned hdp_view_flags(struct hdp_harden_view v)
 {
@@ -245,15 +269,16 @@ struct hdp_protection_slot;
 struct hdp_harden_pool {
 	/* What every burst reads, on one line. */
 	_Atomic uint64_t word;
-	_Atomic uint64_t epoch;		/* 1..HDP_EPOCH_MAX; 0 before any */
+	_Atomic uint64_t epoch;		/* the core's << 32 | the protections'; 0 before any */
 	struct hdp_layout layout;
 	struct hdp_obj_meta *meta;
 	struct hdp_protection_slot *prot;	/* one per registered protection */
 	uint32_t hook_mask[HDP_HOOKS];	/* registered protections with each hook */
 	bool cold_objects;
 	bool reuse_hooks;
-	bool mte;			/* its memory carries MTE tags (now or from before) */
-	bool tags_seen;			/* tags were on once: records and pointers may carry one */
+	/* Set once under apply_lock; read by bursts with no lock: atomic. */
+	_Atomic bool mte;		/* its memory carries MTE tags (now or from before) */
+	_Atomic bool tags_seen;		/* tags were on once: records and pointers may carry one */
 	const char *name;
 
 	_Atomic uint64_t violations[HDP_V_MAX] HDP_CACHE_ALIGNED;
@@ -426,7 +451,8 @@ void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t)
 struct hdp_harden_stats {
 	unsigned flags;			/* enum hdp_hflag */
 	enum hdp_policy on_violation;
-	uint64_t epoch;
+	uint64_t epoch;			/* the core's records' */
+	uint64_t protections_epoch;	/* the registered protections' */
 	const char *tag_backend;	/* "off", "soft", "mte" */
 	const char *tag_check;		/* mte: the mode in force (tag.h); else "none" */
 	uint64_t counters[HDP_COUNTERS_MAX];	/* enum hdp_counter, then the registered */

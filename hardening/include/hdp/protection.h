@@ -27,10 +27,10 @@
  *     returns their bits, and the pool keeps them.
  *   - Per-pool state is allocated by attach the first time the protection
  *     is turned on in a pool, and lives until the pool goes (detach): a
- *     burst in flight never sees it freed. A burst's epoch changes each
- *     time a protection is turned on again (harden.h): what a protection
- *     recorded in an earlier epoch is stale (objects changed hands
- *     unwatched).
+ *     burst in flight never sees it freed. A burst's epoch (1 to 2^31 - 1,
+ *     never reused) changes each time a protection is turned on again, or
+ *     the core's records resume (harden.h): what a protection recorded in
+ *     an earlier epoch is stale (objects changed hands unwatched).
  *   - Counters are per thread (one writer); violations go through
  *     hdp_protection_violation(), which counts them and applies the pool's
  *     on_violation policy (under abort it does not return).
@@ -90,7 +90,7 @@ struct hdp_protection_pool {
 struct hdp_protection_burst {
 	struct hdp_protection_pool *pool;
 	uint32_t values[HDP_PROT_KEYS_MAX];	/* the keys, as applied */
-	uint64_t epoch;			/* the burst's: see above */
+	uint64_t epoch;			/* the protections' epoch: see above */
 	unsigned core_flags;		/* enum hdp_hflag in effect for this burst */
 	hdp_counter_t *counters;	/* this thread's, in counters[] order */
 	unsigned violation_base;	/* the first of its violation kinds */
