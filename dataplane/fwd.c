@@ -54,23 +54,52 @@ static struct hdp_xdp_prog *prog_for(struct hdp_fwd *f, const char *ifname)
 }
 
 /*
- * The bind refused multi-buffer: say what the port needed it for, and
- * what would do without it.
+ * The port that needs the longest chains, or -1 if none needs one. Its
+ * need decides every socket's binding: the kernel binds the sockets that
+ * share a UMEM as it bound the first (its XDP_USE_SG, or not), whatever
+ * they ask, so a jumbo port listed after a small one was bound without
+ * multi-buffer and the kernel dropped its every long frame, uncounted here.
+ */
+static int neediest_port(const struct hdp_fwd *f)
+{
+	uint32_t most = 1;
+	int need = -1;
+
+	for (unsigned i = 0; i < f->nports; i++) {
+		uint32_t n = hdp_fwd_frames_for(hdp_fwd_port_max_frame(f->cfg, i),
+						f->cfg->frame_size);
+
+		if (n > most) {
+			most = n;
+			need = (int)i;
+		}
+	}
+	return need;
+}
+
+/*
+ * The bind refused multi-buffer: say what the port that needs it needed it
+ * for (@p's socket, or another's sharing the UMEM), and what would do
+ * without it.
  */
 static void no_multi_buffer(const struct hdp_fwd *f, const struct fwd_port *p, int err)
 {
 	uint32_t room = hdp_fwd_frame_room(f->cfg->frame_size);
+	unsigned i = (unsigned)neediest_port(f);
+	uint32_t max_frame = hdp_fwd_port_max_frame(f->cfg, i);
+	const struct hdp_port_cfg *need = &f->cfg->ports[i];
 
 	hdp_log(HDP_LOG_ERR, "port %s:%u: frames of up to %u bytes (%s) take chains of %u "
-		"frames of %u bytes, and the socket cannot be bound for multi-buffer AF_XDP "
+		"frames of %u bytes, and the socket%s%s cannot be bound for multi-buffer AF_XDP "
 		"(XDP_USE_SG): %s (%s). The largest frame one frame takes is %u bytes: lower the "
-		"MTU to %u%s", p->cfg.ifname, p->cfg.queue, p->max_frame,
+		"MTU to %u%s", need->ifname, need->queue, max_frame,
 		f->cfg->max_frame ? "max_frame" : "the MTUs of the interface and its peer",
-		hdp_fwd_frames_for(p->max_frame, f->cfg->frame_size), f->cfg->frame_size,
+		hdp_fwd_frames_for(max_frame, f->cfg->frame_size), f->cfg->frame_size,
+		need == &p->cfg ? "" : " sharing its UMEM on ", need == &p->cfg ? "" : p->cfg.ifname,
 		strerror(-err), err == -EOPNOTSUPP ? "the driver cannot in zero copy: "
 		"zero_copy = off" : "it came with Linux 6.6", room,
 		room - HDP_FWD_MTU_OVERHEAD, f->cfg->frame_size == 2048 &&
-		p->max_frame <= hdp_fwd_frame_room(4096) ? ", or set frame_size = 4096" : "");
+		max_frame <= hdp_fwd_frame_room(4096) ? ", or set frame_size = 4096" : "");
 }
 
 static int open_port(struct hdp_fwd *f, struct fwd_port *p, bool quiet_busy)
@@ -89,7 +118,8 @@ static int open_port(struct hdp_fwd *f, struct fwd_port *p, bool quiet_busy)
 	if (!prog)
 		return -errno ? -errno : -EINVAL;
 	p->max_frame = hdp_fwd_port_max_frame(f->cfg, (unsigned)(p - f->ports));
-	p->sg = hdp_fwd_frames_for(p->max_frame, f->cfg->frame_size) > 1;
+	/* One port's need binds them all (neediest_port): say what the kernel does. */
+	p->sg = neediest_port(f) >= 0;
 	if (p->sg)
 		scfg.bind_flags |= XDP_USE_SG;
 	ret = xsk_socket__create_shared(&p->xsk, p->cfg.ifname, p->cfg.queue, f->umem,

@@ -41,26 +41,50 @@ static size_t elt_stride(const struct rte_mempool *mp)
 	return mp->header_size + mp->elt_size + mp->trailer_size;
 }
 
+enum pool_kind {
+	POOL_OBJECTS,		/* hardened whole */
+	POOL_MBUFS,		/* the data room hardened, the header left alone */
+	POOL_MBUFS_EXTERNAL,	/* pinned external buffers: no data room here */
+};
+
 /* rte_pktmbuf_pool_create* fills the private area before the ops' alloc. */
-static bool looks_like_mbuf_pool(struct rte_mempool *mp, size_t *room, size_t *priv)
+static enum pool_kind pool_kind_of(struct rte_mempool *mp, size_t *room, size_t *priv)
 {
 	const struct rte_pktmbuf_pool_private *pp;
 
 	if (mp->private_data_size < sizeof(*pp))
-		return false;
+		return POOL_OBJECTS;
 	pp = rte_mempool_get_priv(mp);
 	*room = pp->mbuf_data_room_size;
 	*priv = pp->mbuf_priv_size;
+	/* Its elements: the mbuf, its private area, the buffers' shared info. */
+	if ((pp->flags & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) &&
+	    mp->elt_size >= sizeof(struct rte_mbuf) + *priv)
+		return POOL_MBUFS_EXTERNAL;
 	return pp->flags == 0 && *room &&
-	       mp->elt_size == RTE_ALIGN_CEIL(sizeof(struct rte_mbuf) + *priv + *room, 8);
+	       mp->elt_size == RTE_ALIGN_CEIL(sizeof(struct rte_mbuf) + *priv + *room, 8)
+		       ? POOL_MBUFS : POOL_OBJECTS;
 }
 
 static int hdp_ops_alloc(struct rte_mempool *mp)
 {
 	char ring_name[RTE_RING_NAMESIZE];
 	struct hdp_dpdk_pool *pd;
-	size_t room, priv;
+	size_t room = 0, priv = 0;
+	enum pool_kind kind = pool_kind_of(mp, &room, &priv);
 
+	/*
+	 * Its mbufs' data lies in memory the application pinned, not in this
+	 * pool: taken for plain objects, their headers were wiped on free
+	 * (the next mbuf had no pool, no buffer). Nothing here to harden.
+	 */
+	if (kind == POOL_MBUFS_EXTERNAL) {
+		hdp_log(HDP_LOG_ERR, "mempool %s: its mbufs carry pinned external buffers "
+			"(rte_pktmbuf_pool_create_extbuf), which hdp cannot harden: make it "
+			"with another mempool ops (rte_pktmbuf_pool_create_extbuf takes the "
+			"default, --mbuf-pool-ops-name)", mp->name);
+		return -ENOTSUP;
+	}
 	pd = rte_zmalloc_socket("hdp_mempool", sizeof(*pd), RTE_CACHE_LINE_SIZE,
 				mp->socket_id);
 	if (!pd)
@@ -81,7 +105,7 @@ static int hdp_ops_alloc(struct rte_mempool *mp)
 		return -rte_errno;
 	}
 	pd->mp = mp;
-	pd->is_mbuf = looks_like_mbuf_pool(mp, &room, &priv);
+	pd->is_mbuf = kind == POOL_MBUFS;
 	pd->area_off = pd->is_mbuf ? sizeof(struct rte_mbuf) + priv : 0;
 	pd->area_len = pd->is_mbuf ? room : mp->elt_size;
 	pd->inside = true;

@@ -10,6 +10,9 @@
  * memory with the IOVA mode EAL picks. Needs root and hugepages (EAL);
  * says why it skips otherwise.
  */
+/* rte_pktmbuf_pool_create_extbuf is still experimental in DPDK. */
+#define ALLOW_EXPERIMENTAL_API
+
 #include <hdp/dpdk.h>
 
 #include <errno.h>
@@ -22,6 +25,7 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "tap.h"
@@ -144,11 +148,33 @@ static void single_frees_used(void)
 	rte_mempool_free(mp);
 }
 
+/*
+ * An mbuf pool whose data lies in pinned external buffers, made with hdp's
+ * ops as the process default (--mbuf-pool-ops-name, as testpmd's
+ * --mp-alloc=xbuf would): refused, not hardened as plain objects, which
+ * wiped every freed mbuf's header (the next one had no pool, no buffer).
+ */
+static void pinned_external_buffers_refused(void)
+{
+	struct rte_pktmbuf_extmem ext = { .elt_size = 2048, .buf_len = 64 * 2048 };
+	struct rte_mempool *mp;
+
+	ext.buf_ptr = rte_malloc("ext_0", ext.buf_len, 4096);
+	ext.buf_iova = ext.buf_ptr ? rte_malloc_virt2iova(ext.buf_ptr) : RTE_BAD_IOVA;
+	mp = ext.buf_ptr ? rte_pktmbuf_pool_create_extbuf("ext_0", 63, 0, 0, 2048,
+							  SOCKET_ID_ANY, &ext, 1) : NULL;
+	ok(ext.buf_ptr && !mp,
+	   "an mbuf pool of pinned external buffers is refused, not hardened as objects");
+	if (mp)
+		rte_mempool_free(mp);
+	rte_free(ext.buf_ptr);
+}
+
 int main(int argc, char **argv)
 {
 	char *eal[32] = { "test_dpdk_pool", "-l", "0", "--no-pci", "--no-telemetry",
-			  "--log-level=lib.eal:error" };
-	int neal = 6;
+			  "--log-level=lib.eal:error", "--mbuf-pool-ops-name=" HDP_DPDK_OPS_NAME };
+	int neal = 7;
 	struct hdp_dpdk_pool_stats st;
 	struct rte_mempool *hard, *keep, *cached;
 	struct rte_mbuf *m, *m2;
@@ -170,7 +196,7 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP EAL cannot start here: %s\n", rte_strerror(rte_errno));
 		return 0;
 	}
-	printf("1..18\n");
+	printf("1..19\n");
 	hard = pool("hard_0", 0);
 	keep = pool("keep_0", 0);
 	cached = pool("cached_0", 64);
@@ -234,6 +260,7 @@ int main(int argc, char **argv)
 	   "a pool asking for pointer tags is not made");
 
 	single_frees_used();
+	pinned_external_buffers_refused();
 
 	rte_mempool_free(hard);
 	rte_mempool_free(keep);

@@ -9,6 +9,7 @@
 #include "crc32c.h"
 #include "frame.h"
 
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -247,4 +248,35 @@ Test(gen_frame, a_plain_frames_checksum_is_unchanged_by_stamping_support)
 	cr_assert_eq(((uint32_t)f[46] << 24 | (uint32_t)f[47] << 16 | (uint32_t)f[48] << 8 | f[49]),
 		     ~hdp_crc32c_update(hdp_crc32c_update(HDP_CRC32C_SEED, f + 42, 4), f + 50,
 					1514 - 50));
+}
+
+/*
+ * A frame whose headers, length field and CRC all agree on more bytes than
+ * hdp-gen ever sends (CRC32C is no secret) is foreign; its payload was
+ * once compared past the end of the pattern it is held to.
+ */
+Test(gen_frame, a_frame_stating_more_than_the_largest_is_foreign)
+{
+	static uint8_t big[16384];
+	const unsigned len = 14000;
+	uint16_t tot = htons(len - 14), udp = htons(len - 34), l = htons(len), sum;
+	uint32_t s = 0, crc;
+	struct hdp_gen_check c;
+
+	hdp_gen_frame_build(big, HDP_GEN_FRAME_MAX, dst, src, 0, 0);
+	memcpy(big + 16, &tot, 2);
+	memset(big + 24, 0, 2);
+	for (int i = 14; i < 34; i += 2)
+		s += (uint32_t)(big[i] << 8 | big[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	sum = htons((uint16_t)~s);
+	memcpy(big + 24, &sum, 2);
+	memcpy(big + 38, &udp, 2);
+	memcpy(big + HDP_GEN_LEN_OFF, &l, 2);
+	crc = hdp_crc32c_update(HDP_CRC32C_SEED, big + 42, 4);
+	crc = hdp_crc32c_update(crc, big + HDP_GEN_LEN_OFF, 4);
+	crc = htonl(~hdp_crc32c_update(crc, big + 54, len - 54));
+	memcpy(big + HDP_GEN_CHECK_OFF, &crc, 4);
+	cr_assert_eq(hdp_gen_frame_check(big, len, &c), HDP_GEN_FOREIGN, "%s", c.why);
 }

@@ -184,6 +184,9 @@ enum hdp_gen_verdict hdp_gen_frame_check(const uint8_t *f, size_t len,
 		return verdict(c, HDP_GEN_CORRUPTED, "IPv4 header checksum wrong");
 	ip_stated = ntohs(ip.tot_len) + IP_OFF;
 	c->stated = ip_stated;
+	/* The pattern a payload is held to is as long as the longest frame. */
+	if (ip_stated > HDP_GEN_FRAME_MAX)
+		return verdict(c, HDP_GEN_FOREIGN, "states more bytes than any frame hdp-gen makes");
 	if (len >= HEADED_MIN)
 		c->seq = get32(f + HDP_GEN_SEQ_OFF);
 	if (len < ip_stated)
@@ -210,6 +213,7 @@ enum hdp_gen_verdict hdp_gen_frame_check(const uint8_t *f, size_t len,
 	build_headers(want, c->stated, flow);
 	if (memcmp(f + 12, want + 12, HDP_GEN_SEQ_OFF - 12))
 		return verdict(c, HDP_GEN_CORRUPTED, "IPv4 or UDP header not as sent");
+	c->flow = flow;
 	if (get32(f + HDP_GEN_CHECK_OFF) != frame_crc(f, c->stated, c->stamped))
 		return verdict(c, HDP_GEN_CORRUPTED, "checksum wrong");
 	if (memcmp(f + payload_off(c->stamped), pattern_for(c->seq),

@@ -91,6 +91,7 @@ enum hdp_gen_verdict {
 struct hdp_gen_check {
 	enum hdp_gen_verdict verdict;
 	uint32_t seq;		/* valid when INTACT; a hint otherwise */
+	uint32_t flow;		/* valid when INTACT */
 	int stamped;		/* the frame says "hT": its stamp is not checked */
 	unsigned stated;	/* the length the frame claims, 0 if none */
 	const char *why;	/* what was wrong, for a message; "" when INTACT */

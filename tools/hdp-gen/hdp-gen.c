@@ -140,7 +140,8 @@ int main(int argc, char **argv)
 	static uint8_t frames[BATCH][HDP_GEN_FRAME_MAX];
 	uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x02 }, src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	const char *ifname = NULL;
-	unsigned long count = 1000, rate = 0, sent = 0, flows = 1, corrupt = 0, truncate = 0;
+	unsigned long count = 1000, rate = 0, flows = 1, corrupt = 0, truncate = 0;
+	uint64_t sent = 0;	/* 64 bits where long is 32: pacing past 2^32 frames */
 	unsigned long long bytes = 0;
 	struct hdp_gen_sizes sizes = { .min = 60, .max = 60 };
 	bool src_given = false, stamp = false;
@@ -276,8 +277,8 @@ int main(int argc, char **argv)
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	hdp_gen_sizes_name(&sizes, name, sizeof(name));
 	/* One line; scripts read the count as its second word. */
-	printf("sent %lu frames of %s bytes in %.2f s (%.0f pps, %.3f Gbit/s); %llu bytes\n",
-	       sent, name, secs, secs > 0 ? (double)sent / secs : 0.0,
+	printf("sent %llu frames of %s bytes in %.2f s (%.0f pps, %.3f Gbit/s); %llu bytes\n",
+	       (unsigned long long)sent, name, secs, secs > 0 ? (double)sent / secs : 0.0,
 	       secs > 0 ? (double)bytes * 8 / secs / 1e9 : 0.0, bytes);
 	close(fd);
 	return 0;

@@ -8,6 +8,7 @@
  * on_violation=abort (the default) can die the way it should while the
  * parent reports the signal and the line hdp wrote.
  */
+#include "config.h"
 #include "provoke.h"
 
 #include <hdp/log.h>
@@ -70,6 +71,9 @@ bool provoke_case_at(unsigned i, struct provoke_case *out)
 	} tables[] = {
 		{ provoke_cases, provoke_ncases },
 		{ provoke_chain_cases, provoke_nchain_cases },
+#if HDP_HAVE_LIBXDP
+		{ provoke_fwd_cases, provoke_nfwd_cases },
+#endif
 		{ provoke_protection_cases, provoke_nprotection_cases },
 	};
 

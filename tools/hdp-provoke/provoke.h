@@ -37,6 +37,10 @@ extern const unsigned provoke_nprotection_cases;
 extern const struct provoke_case provoke_chain_cases[];
 extern const unsigned provoke_nchain_cases;
 
+/* The cases through hdp-fwd's burst loop (fwd_cases.c; with libxdp only). */
+extern const struct provoke_case provoke_fwd_cases[];
+extern const unsigned provoke_nfwd_cases;
+
 /* Case @i of the whole catalogue: the core's, the chains', the protections'. */
 bool provoke_case_at(unsigned i, struct provoke_case *out);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "seqs.h"
 
+#include "frame.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,9 @@
 int seqs_init(struct seqs *s, uint64_t expect)
 {
 	*s = (struct seqs){ .expect = expect };
+	s->flow_next = calloc(HDP_GEN_FLOWS_MAX, sizeof(*s->flow_next));
+	if (!s->flow_next)
+		return -ENOMEM;
 	if (!expect)
 		return 0;
 	s->nbits = (expect + 63) & ~(uint64_t)63;
@@ -18,7 +23,9 @@ int seqs_init(struct seqs *s, uint64_t expect)
 void seqs_fini(struct seqs *s)
 {
 	free(s->bits);
+	free(s->flow_next);
 	s->bits = NULL;
+	s->flow_next = NULL;
 }
 
 /* Cover @seq, doubling: sequence numbers are 32 bits, so at most 512 MiB. */
@@ -38,7 +45,7 @@ static int grow(struct seqs *s, uint32_t seq)
 	return 0;
 }
 
-int seqs_add(struct seqs *s, uint32_t seq)
+int seqs_add(struct seqs *s, uint32_t seq, uint32_t flow)
 {
 	uint64_t bit;
 
@@ -55,8 +62,12 @@ int seqs_add(struct seqs *s, uint32_t seq)
 	}
 	s->bits[seq / 64] |= bit;
 	s->unique++;
-	if (s->any && seq < s->highest)
-		s->reordered++;
+	if (flow < HDP_GEN_FLOWS_MAX) {
+		if (seq + 1 < s->flow_next[flow])
+			s->reordered++;
+		else
+			s->flow_next[flow] = seq + 1;
+	}
 	if (!s->any || seq > s->highest)
 		s->highest = seq;
 	s->any = true;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Sequence numbers seen by hdp-sink --verify: one bit each, so duplicates
- * are exact however late they come, and what never came is counted.
+ * are exact however late they come, and what never came is counted. Order
+ * is judged per flow: hdp-gen numbers frames across its flows in turn, and
+ * a forwarder with several queues or workers keeps each flow's order, not
+ * the order between flows.
  */
 #ifndef HDP_SINK_SEQS_H
 #define HDP_SINK_SEQS_H
@@ -14,19 +17,20 @@ struct seqs {
 	uint64_t nbits;		/* sequence numbers the bitmap covers */
 	uint64_t expect;	/* 0: grow as numbers come */
 	uint64_t unique;	/* distinct numbers below expect (or any) */
-	uint64_t reordered;	/* below the highest seen, first time */
+	uint64_t reordered;	/* below the highest seen in its flow, first time */
 	uint64_t duplicated;	/* seen before */
 	uint64_t extra;		/* at or past expect */
 	uint32_t highest;
 	bool any;
+	uint32_t *flow_next;	/* per flow: 1 + its highest seen, 0 before any */
 };
 
 /* Track a run of @expect frames (0: as many as come). 0 or -ENOMEM. */
 int seqs_init(struct seqs *s, uint64_t expect);
 void seqs_fini(struct seqs *s);
 
-/* Account for an intact frame numbered @seq. 0, or -ENOMEM (not counted). */
-int seqs_add(struct seqs *s, uint32_t seq);
+/* Account for an intact frame numbered @seq of @flow. 0, or -ENOMEM (not counted). */
+int seqs_add(struct seqs *s, uint32_t seq, uint32_t flow);
 
 /*
  * Sequence numbers that never arrived: below expect, or (without it)

@@ -105,7 +105,7 @@ static void judge(struct verify *v, const uint8_t *f, size_t len)
 					    .why = "longer than any frame hdp-gen makes" };
 	} else if (hdp_gen_frame_check(f, len, &c) == HDP_GEN_INTACT) {
 		v->intact++;
-		if (seqs_add(&v->seqs, c.seq))
+		if (seqs_add(&v->seqs, c.seq, c.flow))
 			v->no_memory = true;
 		return;
 	}
@@ -157,8 +157,10 @@ static int report(const struct verify *v, const struct sink_counts *xdp, unsigne
 {
 	uint64_t lost = seqs_lost(&v->seqs);
 	uint64_t unread = xdp->packets > v->frames ? xdp->packets - v->frames : 0;
+	/* Nothing at all is no evidence: without --expect it had read "ok". */
 	bool bad = v->corrupted || v->truncated || v->foreign || v->seqs.reordered ||
-		   v->seqs.duplicated || v->seqs.extra || lost || unread || v->no_memory;
+		   v->seqs.duplicated || v->seqs.extra || lost || unread || v->no_memory ||
+		   !v->frames;
 
 	printf("received %llu frames, %llu bytes\n", (unsigned long long)xdp->packets,
 	       (unsigned long long)xdp->bytes);
@@ -186,6 +188,11 @@ static int report(const struct verify *v, const struct sink_counts *xdp, unsigne
 		       (unsigned long long)unread, drops);
 	if (v->no_memory)
 		printf("out of memory for sequence numbers: the counts are incomplete\n");
+	if (!v->frames)
+		printf("no frame came: nothing was verified\n");
+	else if (!v->seqs.expect)
+		printf("without --expect, frames lost after the last one that came are not "
+		       "counted\n");
 	printf("verdict: %s\n", bad ? "FAILED" : "ok");
 	return bad ? 1 : 0;
 }
