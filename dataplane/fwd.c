@@ -78,14 +78,14 @@ static int neediest_port(const struct hdp_fwd *f)
 }
 
 /*
- * The bind refused multi-buffer: say what the port that needs it needed it
- * for (@p's socket, or another's sharing the UMEM), and what would do
- * without it.
+ * The bind refused multi-buffer: say what port @i needed it for (@p's
+ * socket, the first, binds for all that share the UMEM), and what would
+ * do without it.
  */
-static void no_multi_buffer(const struct hdp_fwd *f, const struct fwd_port *p, int err)
+static void no_multi_buffer(const struct hdp_fwd *f, const struct fwd_port *p, unsigned i,
+			    int err)
 {
 	uint32_t room = hdp_fwd_frame_room(f->cfg->frame_size);
-	unsigned i = (unsigned)neediest_port(f);
 	uint32_t max_frame = hdp_fwd_port_max_frame(f->cfg, i);
 	const struct hdp_port_cfg *need = &f->cfg->ports[i];
 
@@ -102,7 +102,8 @@ static void no_multi_buffer(const struct hdp_fwd *f, const struct fwd_port *p, i
 		max_frame <= hdp_fwd_frame_room(4096) ? ", or set frame_size = 4096" : "");
 }
 
-static int open_port(struct hdp_fwd *f, struct fwd_port *p, bool quiet_busy)
+/* @need: the port that needs multi-buffer (neediest_port, once for all), or -1. */
+static int open_port(struct hdp_fwd *f, struct fwd_port *p, int need, bool quiet_busy)
 {
 	struct xsk_socket_config scfg = {
 		.rx_size = f->cfg->ring_size,
@@ -119,15 +120,16 @@ static int open_port(struct hdp_fwd *f, struct fwd_port *p, bool quiet_busy)
 		return -errno ? -errno : -EINVAL;
 	p->max_frame = hdp_fwd_port_max_frame(f->cfg, (unsigned)(p - f->ports));
 	/* One port's need binds them all (neediest_port): say what the kernel does. */
-	p->sg = neediest_port(f) >= 0;
+	p->sg = need >= 0;
 	if (p->sg)
 		scfg.bind_flags |= XDP_USE_SG;
 	ret = xsk_socket__create_shared(&p->xsk, p->cfg.ifname, p->cfg.queue, f->umem,
 					&p->rx, &p->tx, &p->fill, &p->comp, &scfg);
 	if (ret) {
 		p->xsk = NULL;
-		if (p->sg && (ret == -EINVAL || ret == -EOPNOTSUPP)) {
-			no_multi_buffer(f, p, ret);
+		/* Only the first socket's bind flags reach the kernel (libxdp). */
+		if (p->sg && p == f->ports && (ret == -EINVAL || ret == -EOPNOTSUPP)) {
+			no_multi_buffer(f, p, (unsigned)need, ret);
 			return -EOPNOTSUPP;	/* what the kernel cannot: status 2 */
 		}
 		if (ret != -EBUSY || !quiet_busy)
@@ -244,7 +246,7 @@ static int try_open_sockets(struct hdp_fwd *f, bool quiet_busy)
 		.frame_size = cfg->frame_size,
 		.frame_headroom = 0,
 	};
-	int ret;
+	int need, ret;
 
 	ret = xsk_umem__create(&f->umem, (void *)f->lay.base, f->lay.span,
 			       &f->ports[0].fill, &f->ports[0].comp, &ucfg);
@@ -254,11 +256,12 @@ static int try_open_sockets(struct hdp_fwd *f, bool quiet_busy)
 		f->umem = NULL;
 		return ret;
 	}
+	need = neediest_port(f);
 	for (unsigned i = 0; i < f->nports; i++) {
 		struct fwd_port *p = &f->ports[i];
 
 		p->cfg = cfg->ports[i];
-		ret = open_port(f, p, quiet_busy);
+		ret = open_port(f, p, need, quiet_busy);
 		if (ret)
 			return ret;
 	}

@@ -64,8 +64,7 @@ void fwd_rx_chained(struct hdp_fwd *f, struct fwd_port *in, const struct fwd_por
 {
 	struct hdp_fwd_chain *c = &in->chain;
 	enum hdp_fwd_drop why = HDP_FWD_DROP_CHAIN_CUT;
-
-	bool lent = desc.addr < f->lay.span && fwd_frame_take(f, desc.addr);
+	bool lent = fwd_frame_take(f, desc.addr);
 
 	b->rx_contd += (desc.options & XDP_PKT_CONTD) != 0;
 	/*

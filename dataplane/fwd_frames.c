@@ -9,6 +9,8 @@
  */
 #include "fwd_internal.h"
 
+#include <stdio.h>
+
 unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n)
 {
 	void *objs[HDP_FWD_BATCH_MAX * 2];
@@ -118,19 +120,39 @@ void fwd_fill_all(struct hdp_fwd *f)
 	}
 }
 
-/* Give completed TX frames of @p back to the pool. */
+/*
+ * A completion naming a frame that was not on TX (in the pool, in a fill
+ * ring, in a chain, completed already, or outside the UMEM): a violation
+ * of the pool under bounds, and the frame left with whoever has it.
+ */
+HDP_COLD static void refuse_completion(struct hdp_fwd *f, struct fwd_port *p, uint64_t addr)
+{
+	char detail[96];
+
+	snprintf(detail, sizeof(detail), "a completion on %s names frame %llu, which is not on TX",
+		 p->cfg.ifname, (unsigned long long)(addr >> f->frame_shift));
+	hdp_pool_desc_refuse(f->pool, HDP_V_DESC_NOT_LENT, addr, 0, detail);
+}
+
+/* Give completed TX frames of @p back to the pool: those it sent, once. */
 unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p)
 {
 	uint64_t addrs[HDP_FWD_BATCH_MAX * 2];
 	uint32_t idx;
-	unsigned n = xsk_ring_cons__peek(&p->comp, HDP_ARRAY_SIZE(addrs), &idx);
+	unsigned n = xsk_ring_cons__peek(&p->comp, HDP_ARRAY_SIZE(addrs), &idx), k = 0;
 
 	if (!n)
 		return 0;
-	for (unsigned i = 0; i < n; i++)
-		addrs[i] = *xsk_ring_cons__comp_addr(&p->comp, idx + i);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t addr = *xsk_ring_cons__comp_addr(&p->comp, idx + i);
+
+		if (hdp_likely(fwd_frame_move(f, addr, FWD_FRAME_ON_TX, FWD_FRAME_TAKEN)))
+			addrs[k++] = addr;
+		else
+			refuse_completion(f, p, addr);
+	}
 	xsk_ring_cons__release(&p->comp, n);
-	fwd_frames_free(f, addrs, n);
+	fwd_frames_free(f, addrs, k);
 	p->tx_outstanding -= n < p->tx_outstanding ? n : p->tx_outstanding;
 	return n;
 }

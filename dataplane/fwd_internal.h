@@ -114,29 +114,44 @@ static inline uint32_t fwd_frame_of(const struct hdp_fwd *f, uint64_t addr)
 	return (uint32_t)(addr >> f->frame_shift);
 }
 
-/* Where a frame hdp-fwd holds is (held[], bits 0..1). */
+/*
+ * Where a frame hdp-fwd holds is (held[], bits 0..1; 0: in the pool). The
+ * kernel hands back only what it was handed: an RX descriptor a frame that
+ * was LENT, a completion one that was ON_TX, each once.
+ */
 enum fwd_frame_state {
 	FWD_FRAME_LENT = 1,	/* in a fill ring: the kernel's, to hand back in RX */
-	FWD_FRAME_TAKEN = 2,	/* handed back: in a chain, in flight, on TX */
+	FWD_FRAME_TAKEN = 2,	/* handed back: in a chain, in flight, being dropped */
+	FWD_FRAME_ON_TX = 3,	/* on a TX ring: the kernel's, to hand back completed */
 };
 
+/* @addr's frame from @from to @to, if it is in @from; false if not (or not in the UMEM). */
+static inline bool fwd_frame_move(struct hdp_fwd *f, uint64_t addr, enum fwd_frame_state from,
+				  enum fwd_frame_state to)
+{
+	_Atomic uint8_t *h;
+	uint8_t was;
+
+	if (hdp_unlikely(addr >= f->lay.span))
+		return false;
+	h = &f->held[fwd_frame_of(f, addr)];
+	was = atomic_load_explicit(h, memory_order_relaxed);
+	/* Another worker's port may name it too (a forged descriptor): one wins. */
+	return (was & 3) == from &&
+	       atomic_compare_exchange_strong_explicit(h, &was, (uint8_t)((was & ~3) | to),
+						       memory_order_relaxed, memory_order_relaxed);
+}
+
 /*
- * An RX descriptor hands back the frame at @addr (inside the UMEM): taken
- * only if it was lent, in a fill ring, and only once. A descriptor naming
- * a frame on TX, in a chain, in the pool, or one handed back already is
- * no frame of the kernel's: forwarding it would send one frame as two
- * packets and free it twice (a double free, or worse without records).
+ * An RX descriptor hands back the frame at @addr: taken only if it was
+ * lent, in a fill ring, and only once. A descriptor naming a frame on TX,
+ * in a chain, in the pool, or one handed back already is no frame of the
+ * kernel's: forwarding it would send one frame as two packets and free it
+ * twice (a double free, or worse without records).
  */
 static inline bool fwd_frame_take(struct hdp_fwd *f, uint64_t addr)
 {
-	_Atomic uint8_t *h = &f->held[fwd_frame_of(f, addr)];
-	uint8_t was = atomic_load_explicit(h, memory_order_relaxed);
-
-	/* Another worker's port may name it too (a forged descriptor): one wins. */
-	return (was & 3) == FWD_FRAME_LENT &&
-	       atomic_compare_exchange_strong_explicit(h, &was,
-						       (uint8_t)((was & ~3) | FWD_FRAME_TAKEN),
-						       memory_order_relaxed, memory_order_relaxed);
+	return fwd_frame_move(f, addr, FWD_FRAME_LENT, FWD_FRAME_TAKEN);
 }
 
 /*

@@ -103,7 +103,7 @@ static void count_rx(struct hdp_fwd *f, struct fwd_port *in, unsigned n,
  * of a chain (the kernel would send the part as a packet). What does not
  * fit is dropped, packets whole.
  */
-static void send_burst(struct fwd_port *out, struct fwd_burst *b)
+static void send_burst(struct hdp_fwd *f, struct fwd_port *out, struct fwd_burst *b)
 {
 	unsigned room = xsk_prod_nb_free(&out->tx, b->ngood), packets, contd = 0;
 	uint64_t bytes = 0;
@@ -115,6 +115,12 @@ static void send_burst(struct fwd_port *out, struct fwd_burst *b)
 			room--;
 	if (room && xsk_ring_prod__reserve(&out->tx, room, &tx_idx) == room) {
 		for (unsigned i = 0; i < room; i++) {
+			/* Taken by this pass: no other worker moves it (fwd_frame_move). */
+			_Atomic uint8_t *h = &f->held[fwd_frame_of(f, b->good[i].addr)];
+
+			atomic_store_explicit(h, (uint8_t)((atomic_load_explicit(
+						 h, memory_order_relaxed) & ~3) | FWD_FRAME_ON_TX),
+					      memory_order_relaxed);
 			*xsk_ring_prod__tx_desc(&out->tx, tx_idx + i) = b->good[i];
 			bytes += b->good[i].len;
 			contd += b->good[i].options & XDP_PKT_CONTD;
@@ -188,7 +194,7 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 	}
 	xsk_ring_cons__release(&in->rx, n);
 	count_rx(f, in, n, &b);
-	send_burst(out, &b);
+	send_burst(f, out, &b);
 	if (out->tx_outstanding)
 		kick_tx(out);
 	if (b.ndrops)

@@ -246,6 +246,20 @@ unsigned hdp_fwd_loopback_post(struct hdp_fwd *f, unsigned port, const struct xd
 	return n;
 }
 
+unsigned hdp_fwd_loopback_complete(struct hdp_fwd *f, unsigned port, const uint64_t *addrs,
+				   unsigned n)
+{
+	struct loop_port *lp = &((struct loop_port *)f->loop_mem)[port];
+	uint32_t fs = f->cfg->fill_size, room = fs - (lp->comp.producer - lp->comp.consumer);
+
+	n = n < room ? n : room;
+	for (unsigned k = 0; k < n; k++)
+		lp->comp_ring[(lp->comp.producer + k) & (fs - 1)] = addrs[k];
+	__atomic_store_n(&lp->comp.producer, lp->comp.producer + n, __ATOMIC_RELEASE);
+	fwd_complete(f, &f->ports[port]);
+	return n;
+}
+
 void hdp_fwd_loopback_stall(struct hdp_fwd *f, unsigned port, bool stalled)
 {
 	((struct loop_port *)f->loop_mem)[port].tx_stalled = stalled;

@@ -26,35 +26,28 @@ static bool names_gathered(const struct hdp_layout *l, const struct hdp_fwd_chai
 }
 
 /*
- * @d's chunk, when it was lent, is one of the UMEM and not given back
- * before for this packet, goes back (and is remembered, while there is
- * room, so that a later descriptor naming it again does not free it
- * twice; past that room only the caller's @lent, which is false for a
- * frame taken back once, keeps it from going back twice).
+ * @d's chunk goes back when it was lent (the caller's word: a frame named
+ * again after it was handed back is not lent, unless it was lent again
+ * since, and then it must go back) and is one of the UMEM. (A memory of
+ * the chunks given back once stood in for @lent: past its 18 it freed a
+ * frame twice, and a frame lent again was never given back.)
  */
 static void give_back(const struct hdp_layout *l, struct hdp_fwd_chain *c, struct xdp_desc d,
 		      bool lent)
 {
-	if (!lent || d.addr >= l->span || names_gathered(l, c, d.addr))
-		return;
-	c->back[c->nback++] = d.addr;
-	if (c->n < HDP_FWD_CHAIN_MAX)
-		c->d[c->n++] = d;
+	if (lent && d.addr < l->span)
+		c->back[c->nback++] = d.addr;
 }
 
-/*
- * Drop the packet: its gathered chunks go back, with @d's own; d[] then
- * remembers them while the rest of the packet's descriptors come.
- */
+/* Drop the packet: its gathered chunks go back, with @d's own if @lent. */
 static enum hdp_fwd_chain_verdict drop(const struct hdp_layout *l, struct hdp_fwd_chain *c,
 				       struct xdp_desc d, bool lent)
 {
 	for (uint32_t i = 0; i < c->n; i++)
 		c->back[c->nback++] = c->d[i].addr;
 	give_back(l, c, d, lent);
+	c->n = 0;
 	c->discard = d.options & XDP_PKT_CONTD;
-	if (!c->discard)
-		c->n = 0;
 	return HDP_FWD_CHAIN_DROP;
 }
 
@@ -76,8 +69,6 @@ enum hdp_fwd_chain_verdict hdp_fwd_chain_add(struct hdp_pool *umem, struct hdp_f
 	if (c->discard) {
 		give_back(l, c, d, lent);
 		c->discard = d.options & XDP_PKT_CONTD;
-		if (!c->discard)
-			c->n = 0;
 		return HDP_FWD_CHAIN_GONE;
 	}
 	if (hdp_unlikely(!hdp_layout_holds(l, d.addr, d.len))) {
@@ -90,7 +81,8 @@ enum hdp_fwd_chain_verdict hdp_fwd_chain_add(struct hdp_pool *umem, struct hdp_f
 		*why = HDP_FWD_DROP_CHAIN_REUSE;
 		snprintf(detail, sizeof(detail), "fragment %u names chunk %llu again", c->n + 1,
 			 (unsigned long long)(d.addr / l->stride));
-		return refuse(umem, c, d, lent, HDP_V_DESC_CHAIN_REUSE, detail);
+		/* Its chunk goes back with the gathered ones, once. */
+		return refuse(umem, c, d, false, HDP_V_DESC_CHAIN_REUSE, detail);
 	}
 	if (hdp_unlikely(!lent)) {
 		*why = HDP_FWD_DROP_CHAIN_CUT;

@@ -27,6 +27,7 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp, const struct hdp_harden_co
 {
 	struct hdp_harden_view v = hdp_harden_pool_view(hp);
 	struct hdp_harden_counters sum = { 0 };
+	uint64_t epoch;
 
 	memset(out, 0, sizeof(*out));
 	hdp_harden_counters_add(&sum, &hp->retired);
@@ -34,9 +35,10 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp, const struct hdp_harden_co
 		hdp_harden_counters_add(&sum, live);
 	out->flags = hdp_view_flags(v);
 	out->on_violation = hdp_view_policy(v);
-	out->epoch = hdp_epoch_core(atomic_load_explicit(&hp->epoch, memory_order_relaxed));
-	out->protections_epoch =
-		hdp_epoch_protections(atomic_load_explicit(&hp->epoch, memory_order_relaxed));
+	/* One load: the two epochs as they were together. */
+	epoch = atomic_load_explicit(&hp->epoch, memory_order_relaxed);
+	out->epoch = hdp_epoch_core(epoch);
+	out->protections_epoch = hdp_epoch_protections(epoch);
 	out->tag_backend = !(out->flags & HDP_HF_TAG) ? "off"
 			 : (out->flags & HDP_HF_TAG_MTE) ? "mte" : "soft";
 	out->tag_check = "none";

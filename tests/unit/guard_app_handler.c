@@ -22,10 +22,10 @@ static volatile sig_atomic_t app_mended;
 /* The application's: mends a fault in its page and returns; any other ends the process. */
 static void app_segv(int sig, siginfo_t *si, void *uctx)
 {
-	(void)sig;
-	(void)uctx;
 	sigset_t now;
 
+	(void)sig;
+	(void)uctx;
 	if ((char *)si->si_addr != app_page)
 		_exit(5);
 	pthread_sigmask(SIG_BLOCK, NULL, &now);

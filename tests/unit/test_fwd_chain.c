@@ -313,9 +313,16 @@ Test(fwd_chain, chain_add_alone_judges_each_descriptor_in_order)
 	cr_assert_eq(c.nback, 1, "the first frame back; the forged one is nobody's");
 	cr_assert_eq(c.back[0], a.addr);
 	cr_assert(c.discard);
-	/* The rest of it naming the first frame again: not given back twice. */
-	cr_assert_eq(hdp_fwd_chain_add(p, &c, a, true, &why), HDP_FWD_CHAIN_GONE);
+	/*
+	 * The rest of it naming the first frame again, taken back already (not
+	 * lent, as hdp-fwd would say): not given back twice; lent again since,
+	 * it goes back.
+	 */
+	cr_assert_eq(hdp_fwd_chain_add(p, &c, a, false, &why), HDP_FWD_CHAIN_GONE);
 	cr_assert_eq(c.nback, 0);
+	cr_assert_eq(hdp_fwd_chain_add(p, &c, (struct xdp_desc){ a.addr, 100, XDP_PKT_CONTD },
+				       true, &why), HDP_FWD_CHAIN_GONE);
+	cr_assert_eq(c.nback, 1);
 	cr_assert_eq(hdp_fwd_chain_add(p, &c, b, true, &why), HDP_FWD_CHAIN_GONE);
 	cr_assert_eq(c.nback, 1);
 	cr_assert_not(c.discard, "its last descriptor ends the drop");

@@ -107,11 +107,43 @@ Test(fwd_lent, a_frame_waiting_on_tx_named_again_is_refused)
 	no_leak();
 }
 
+/*
+ * Completions hand back only frames on TX, once: one naming a frame in a
+ * fill ring, one in the pool, one outside the UMEM and one completed
+ * already are refused, and nothing is freed for them. (Every completion
+ * was freed: a frame in a fill ring went back to the pool while the
+ * kernel still had it.)
+ */
+Test(fwd_lent, a_completion_of_a_frame_not_on_tx_is_refused)
+{
+	struct hdp_pool_stats before, after;
+	uint64_t forged[4];
+	struct xdp_desc d;
+
+	make("on_violation=report,bounds=on");
+	cr_assert_eq(hdp_fwd_loopback_take(fwd, 0, lent, 2), 2);
+	d = frag(0, 60, false);
+	hdp_fwd_loopback_post(fwd, 0, &d, 1);	/* sent and completed: lent[0] is back */
+	cr_assert_eq(stats(1).tx_packets, 1);
+	hdp_pool_stats_get(hdp_fwd_pool(fwd), &before);
+	forged[0] = lent[1];			/* the kernel's, from port 0's fill ring */
+	forged[1] = 2000ull * FRAME;		/* in the pool */
+	forged[2] = (uint64_t)FRAMES * FRAME;	/* outside the UMEM */
+	forged[3] = lent[0];			/* completed already */
+	cr_assert_eq(hdp_fwd_loopback_complete(fwd, 1, forged, 4), 4);
+	hdp_pool_stats_get(hdp_fwd_pool(fwd), &after);
+	cr_assert_eq(after.in_use, before.in_use, "nothing freed for a forged completion");
+	cr_assert_eq(violations(hdp_fwd_pool(fwd), HDP_V_DESC_NOT_LENT), 4, "%s",
+		     captured_logs());
+	cr_assert(log_contains("which is not on TX"), "%s", captured_logs());
+	no_leak();
+}
+
 /* Without records (nothing would call it a double free), nothing goes twice either. */
 Test(fwd_lent, a_frame_never_lent_is_refused_with_every_protection_off)
 {
 	static struct xdp_desc d[64];
-	static bool kernel_has[FRAMES];
+	static bool kernel_has[FRAMES], in_a_ring[FRAMES];
 	struct xdp_desc forged = { .addr = 2000ull * FRAME + HEADROOM, .len = 60 };
 	unsigned got, dup = 0;
 
@@ -119,10 +151,12 @@ Test(fwd_lent, a_frame_never_lent_is_refused_with_every_protection_off)
 	     "quarantine=off,shuffle=off");
 	for (unsigned port = 0; port < 2; port++) {
 		got = hdp_fwd_loopback_take(fwd, port, lent, FRAMES);
-		for (unsigned i = 0; i < got; i++)
+		for (unsigned i = 0; i < got; i++) {
+			in_a_ring[lent[i] / FRAME] = true;
 			kernel_has[lent[i] / FRAME] = port == 0;
+		}
 	}
-	cr_assert_not(kernel_has[2000], "frame 2000 is in the pool, in no fill ring");
+	cr_assert_not(in_a_ring[2000], "frame 2000 is in the pool, in no fill ring");
 	hdp_fwd_loopback_post(fwd, 0, &forged, 1);
 	cr_assert_eq(stats(0).drops[HDP_FWD_DROP_INVALID_DESC], 1);
 	/* Port 0's frames back as RX, again and again: none is lent while the kernel has it. */
@@ -198,6 +232,56 @@ Test(fwd_lent, a_dropped_chains_frame_named_again_is_still_wiped_whole)
 	warm();
 	cr_assert_eq(violations(hdp_fwd_pool(fwd), HDP_V_WRITE_AFTER_FREE), 0, "%s",
 		     captured_logs());
+	no_leak();
+}
+
+/*
+ * The rest of a dropped chain naming its first frame again, after that
+ * frame went back to the pool and was lent again (the refill after the
+ * drop): taken, and given back again. (A memory of the dropped chain's
+ * frames said "given back already", and the frame stayed taken, nobody's,
+ * until the forwarder stopped.)
+ */
+Test(fwd_lent, a_frame_lent_again_named_by_the_rest_of_a_dropped_chain_goes_back)
+{
+	static uint64_t ring[FRAMES];
+	struct hdp_pool_stats before, after;
+	uint64_t sent;
+	unsigned got;
+	bool again = false;
+
+	/*
+	 * Reused at once: the last frame back is the first handed out, from a
+	 * cache that traffic has filled.
+	 */
+	make("on_violation=report,bounds=on,quarantine=off,shuffle=off");
+	warm();
+	sent = stats(1).tx_packets;
+	cr_assert_eq(hdp_fwd_loopback_take(fwd, 0, lent, 2), 2);
+	{
+		struct xdp_desc d[] = {
+			frag(0, ROOM, true),
+			{ .addr = (uint64_t)FRAMES * FRAME + HEADROOM, .len = 10,
+			  .options = XDP_PKT_CONTD },		/* outside: the chain is cut */
+		};
+
+		hdp_fwd_loopback_post(fwd, 0, d, 2);
+	}
+	cr_assert_eq(stats(0).drops[HDP_FWD_DROP_CHAIN_CUT], 1);
+	got = hdp_fwd_loopback_take(fwd, 0, ring, FRAMES);
+	for (unsigned i = 0; i < got; i++)
+		again |= ring[i] == lent[0];
+	cr_assert(again, "the refill lent the dropped chain's first frame again");
+	hdp_pool_stats_get(hdp_fwd_pool(fwd), &before);
+	{
+		struct xdp_desc d[] = { frag(0, ROOM, true), frag(1, 60, false) };
+
+		hdp_fwd_loopback_post(fwd, 0, d, 2);
+	}
+	hdp_pool_stats_get(hdp_fwd_pool(fwd), &after);
+	cr_assert_eq(after.in_use, before.in_use,
+		     "both frames back, two lent in their place: none left taken");
+	cr_assert_eq(stats(1).tx_packets, sent, "nothing of the dropped packet sent");
 	no_leak();
 }
 

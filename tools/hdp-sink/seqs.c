@@ -63,10 +63,10 @@ int seqs_add(struct seqs *s, uint32_t seq, uint32_t flow)
 	s->bits[seq / 64] |= bit;
 	s->unique++;
 	if (flow < HDP_GEN_FLOWS_MAX) {
-		if (seq + 1 < s->flow_next[flow])
+		if ((uint64_t)seq + 1 < s->flow_next[flow])
 			s->reordered++;
 		else
-			s->flow_next[flow] = seq + 1;
+			s->flow_next[flow] = (uint64_t)seq + 1;
 	}
 	if (!s->any || seq > s->highest)
 		s->highest = seq;

@@ -22,7 +22,7 @@ struct seqs {
 	uint64_t extra;		/* at or past expect */
 	uint32_t highest;
 	bool any;
-	uint32_t *flow_next;	/* per flow: 1 + its highest seen, 0 before any */
+	uint64_t *flow_next;	/* per flow: 1 + its highest seen, 0 before any */
 };
 
 /* Track a run of @expect frames (0: as many as come). 0 or -ENOMEM. */

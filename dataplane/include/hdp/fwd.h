@@ -455,6 +455,12 @@ unsigned hdp_fwd_loopback_step_ports(struct hdp_fwd *f, unsigned first, unsigned
 unsigned hdp_fwd_loopback_take(struct hdp_fwd *f, unsigned port, uint64_t *frames, unsigned n);
 unsigned hdp_fwd_loopback_post(struct hdp_fwd *f, unsigned port, const struct xdp_desc *d,
 			       unsigned n);
+/*
+ * A kernel that completes what it likes: up to @n completions of UMEM
+ * addresses @addrs on port @port, taken in at once. Returns those posted.
+ */
+unsigned hdp_fwd_loopback_complete(struct hdp_fwd *f, unsigned port, const uint64_t *addrs,
+				   unsigned n);
 /* Port @port's link busy (@stalled: its TX ring is not sent), or free again (sent now). */
 void hdp_fwd_loopback_stall(struct hdp_fwd *f, unsigned port, bool stalled);
 unsigned hdp_fwd_loopback_destroy(struct hdp_fwd *f);
@@ -515,9 +521,9 @@ int hdp_fwd_rx_desc(struct hdp_pool *umem, uint64_t addr, uint32_t len,
  * the next one; the packet is whole at the first without it. The chain
  * rules: every descriptor lies in its chunk (hdp_fwd_rx_desc's test), no
  * frame comes twice, every frame was lent to the kernel (@lent: the
- * caller knows, hdp-fwd from its fill rings; a frame it takes back once
- * is not lent again until it goes back to a fill ring), and no chain is
- * longer than HDP_FWD_CHAIN_MAX. A packet that breaks one is dropped
+ * caller's word, hdp-fwd's from its fill rings; a frame named again after
+ * it was taken back is not lent, unless it was lent again since), and no
+ * chain is longer than HDP_FWD_CHAIN_MAX. A packet that breaks one is dropped
  * whole, with a violation of the pool (desc_chain_cut, desc_chain_reuse,
  * desc_not_lent, desc_chain_long) when its profile has bounds on, and the
  * rest of its descriptors are dropped as they come. A frame not lent is
@@ -525,11 +531,7 @@ int hdp_fwd_rx_desc(struct hdp_pool *umem, uint64_t addr, uint32_t len,
  * Start from a zeroed struct; it keeps its state from call to call.
  */
 struct hdp_fwd_chain {
-	/*
-	 * The packet's descriptors gathered so far; once it is dropped, those
-	 * of its chunks given back (up to HDP_FWD_CHAIN_MAX), so that none
-	 * goes back twice however often the rest of it names one.
-	 */
+	/* The packet's descriptors gathered so far. */
 	uint32_t n;
 	bool discard;		/* dropped: its further descriptors go too */
 	uint32_t nback;		/* after DROP or GONE: chunks to give back, in back[] */

@@ -39,7 +39,7 @@
 	X(DESC_CHAIN_REUSE, desc_chain_reuse, "a descriptor chain that names one frame twice") \
 	X(DESC_CHAIN_LONG, desc_chain_long, "a descriptor chain longer than the kernel sends") \
 	X(DESC_NOT_LENT, desc_not_lent,                                               \
-	  "an RX descriptor naming a frame that was in no fill ring (on TX, held or free)")
+	  "a descriptor handing back a frame the kernel was not handed (RX: in no fill ring; completion: not on TX)")
 #define HDP_INIT_VIOLATIONS(X)                                                       \
 	X(WRITE_AFTER_FREE, write_after_free, "a wiped free object was not zero at allocation")
 #define HDP_TAG_VIOLATIONS(X)                                                        \
