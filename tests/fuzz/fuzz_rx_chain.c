@@ -12,7 +12,9 @@
  * one packet or across packets: a frame handed back once (its packet
  * sent, on TX, dropped, back in the pool) is no longer lent, and naming it
  * again is refused (desc_not_lent), never a second free. (The input once
- * had to avoid that, and the chain's memory of 18 frames.)
+ * had to avoid that, and the chain's memory of 18 frames.) A record with
+ * bit 3 of its last byte set is a forged completion of its frame on the
+ * output port instead: refused unless that frame is on TX.
  */
 #include <hdp/fwd.h>
 
@@ -85,8 +87,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			stalled = !stalled;
 			hdp_fwd_loopback_stall(f, 1, stalled);
 		}
-		d[nd++] = desc;
-		if (nd == 64 || off + 8 > size) {
+		if (r[3] & 8) {
+			uint64_t addr = desc.addr;
+
+			hdp_fwd_loopback_complete(f, 1, &addr, 1);
+		} else {
+			d[nd++] = desc;
+		}
+		if (nd == 64 || (nd && off + 8 > size)) {
 			hdp_fwd_loopback_post(f, 0, d, nd);
 			nd = 0;
 		}
