@@ -95,7 +95,8 @@ static void no_multi_buffer(const struct hdp_fwd *f, const struct fwd_port *p, u
 		"MTU to %u%s", need->ifname, need->queue, max_frame,
 		f->cfg->max_frame ? "max_frame" : "the MTUs of the interface and its peer",
 		hdp_fwd_frames_for(max_frame, f->cfg->frame_size), f->cfg->frame_size,
-		need == &p->cfg ? "" : " sharing its UMEM on ", need == &p->cfg ? "" : p->cfg.ifname,
+		i == (unsigned)(p - f->ports) ? "" : " sharing its UMEM on ",
+		i == (unsigned)(p - f->ports) ? "" : p->cfg.ifname,
 		strerror(-err), err == -EOPNOTSUPP ? "the driver cannot in zero copy: "
 		"zero_copy = off" : "it came with Linux 6.6", room,
 		room - HDP_FWD_MTU_OVERHEAD, f->cfg->frame_size == 2048 &&

@@ -26,7 +26,7 @@ unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n)
 		addrs[i] = addr;
 		/* Lent (each goes to a fill ring), and the tag the pool gave it. */
 		atomic_store_explicit(&f->held[idx],
-				      (uint8_t)(FWD_FRAME_LENT | hdp_tag_of(objs[i]) << 4),
+				      (uint16_t)(FWD_FRAME_LENT | hdp_tag_of(objs[i]) << 4),
 				      memory_order_relaxed);
 	}
 	return got;
@@ -121,16 +121,18 @@ void fwd_fill_all(struct hdp_fwd *f)
 }
 
 /*
- * A completion naming a frame that was not on TX (in the pool, in a fill
- * ring, in a chain, completed already, or outside the UMEM): a violation
- * of the pool under bounds, and the frame left with whoever has it.
+ * A completion naming a frame that was not on this port's TX ring (in the
+ * pool, in a fill ring, in a chain, on another port's TX ring, completed
+ * already, or outside the UMEM): counted, a violation of the pool under
+ * bounds, and the frame left with whoever has it.
  */
 HDP_COLD static void refuse_completion(struct hdp_fwd *f, struct fwd_port *p, uint64_t addr)
 {
-	char detail[96];
+	char detail[112];
 
-	snprintf(detail, sizeof(detail), "a completion on %s names frame %llu, which is not on TX",
-		 p->cfg.ifname, (unsigned long long)(addr >> f->frame_shift));
+	hdp_counter_add(&p->stats.comp_refused, 1);
+	snprintf(detail, sizeof(detail), "a completion on %s names frame %llu, which is not on "
+		 "its TX ring", p->cfg.ifname, (unsigned long long)(addr >> f->frame_shift));
 	hdp_pool_desc_refuse(f->pool, HDP_V_DESC_NOT_LENT, addr, 0, detail);
 }
 
@@ -146,14 +148,15 @@ unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p)
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t addr = *xsk_ring_cons__comp_addr(&p->comp, idx + i);
 
-		if (hdp_likely(fwd_frame_move(f, addr, FWD_FRAME_ON_TX, FWD_FRAME_TAKEN)))
+		if (hdp_likely(fwd_frame_sent(f, addr, (unsigned)(p - f->ports))))
 			addrs[k++] = addr;
 		else
 			refuse_completion(f, p, addr);
 	}
 	xsk_ring_cons__release(&p->comp, n);
 	fwd_frames_free(f, addrs, k);
-	p->tx_outstanding -= n < p->tx_outstanding ? n : p->tx_outstanding;
+	/* What is still on TX: a refused completion took nothing off it. */
+	p->tx_outstanding -= k < p->tx_outstanding ? k : p->tx_outstanding;
 	return n;
 }
 

@@ -83,9 +83,9 @@ struct hdp_fwd {
 	 * Frames hdp-fwd holds, by frame index: bits 0..1 where (enum
 	 * fwd_frame_state, 0 in the pool), bits 4..7 the memory tag the pool
 	 * gave it (UMEM addresses carry none, and with MTE the CPU checks
-	 * every access against it).
+	 * every access against it), bits 8..15 the port whose TX ring has it.
 	 */
-	_Atomic uint8_t *held;
+	_Atomic uint16_t *held;
 	/*
 	 * Per frame, what the last RX descriptor says the kernel wrote. Set
 	 * before every free of a frame that came in, and to the whole frame
@@ -122,24 +122,54 @@ static inline uint32_t fwd_frame_of(const struct hdp_fwd *f, uint64_t addr)
 enum fwd_frame_state {
 	FWD_FRAME_LENT = 1,	/* in a fill ring: the kernel's, to hand back in RX */
 	FWD_FRAME_TAKEN = 2,	/* handed back: in a chain, in flight, being dropped */
-	FWD_FRAME_ON_TX = 3,	/* on a TX ring: the kernel's, to hand back completed */
+	FWD_FRAME_ON_TX = 3,	/* on a TX ring (its port kept): to hand back completed */
 };
 
-/* @addr's frame from @from to @to, if it is in @from; false if not (or not in the UMEM). */
-static inline bool fwd_frame_move(struct hdp_fwd *f, uint64_t addr, enum fwd_frame_state from,
-				  enum fwd_frame_state to)
+#define FWD_HELD_STATE 0x0003u
+#define FWD_HELD_PORT_SHIFT 8
+#define FWD_HELD_WHERE (FWD_HELD_STATE | 0xff00u)	/* state and TX port */
+_Static_assert(HDP_FWD_PORTS_MAX <= 256, "a port index in held[]'s 8 bits");
+
+/*
+ * @addr's frame to @to (a state and port, in FWD_HELD_WHERE), if it is at
+ * @from; false if not, or not in the UMEM.
+ */
+static inline bool fwd_frame_move(struct hdp_fwd *f, uint64_t addr, uint16_t from, uint16_t to)
 {
-	_Atomic uint8_t *h;
-	uint8_t was;
+	_Atomic uint16_t *h;
+	uint16_t was;
 
 	if (hdp_unlikely(addr >= f->lay.span))
 		return false;
 	h = &f->held[fwd_frame_of(f, addr)];
 	was = atomic_load_explicit(h, memory_order_relaxed);
 	/* Another worker's port may name it too (a forged descriptor): one wins. */
-	return (was & 3) == from &&
-	       atomic_compare_exchange_strong_explicit(h, &was, (uint8_t)((was & ~3) | to),
+	return (was & FWD_HELD_WHERE) == from &&
+	       atomic_compare_exchange_strong_explicit(h, &was,
+						       (uint16_t)((was & ~FWD_HELD_WHERE) | to),
 						       memory_order_relaxed, memory_order_relaxed);
+}
+
+/* A frame this pass took goes on port @port's TX ring: nobody else moves it now. */
+static inline void fwd_frame_on_tx(struct hdp_fwd *f, uint64_t addr, unsigned port)
+{
+	_Atomic uint16_t *h = &f->held[fwd_frame_of(f, addr)];
+	uint16_t was = atomic_load_explicit(h, memory_order_relaxed);
+
+	atomic_store_explicit(h, (uint16_t)((was & ~FWD_HELD_WHERE) | FWD_FRAME_ON_TX |
+					     port << FWD_HELD_PORT_SHIFT),
+			      memory_order_relaxed);
+}
+
+/*
+ * A completion on port @port hands back the frame at @addr: only if it is
+ * on that port's TX ring (one on another port's would be freed while that
+ * port still sends it).
+ */
+static inline bool fwd_frame_sent(struct hdp_fwd *f, uint64_t addr, unsigned port)
+{
+	return fwd_frame_move(f, addr, (uint16_t)(FWD_FRAME_ON_TX | port << FWD_HELD_PORT_SHIFT),
+			      FWD_FRAME_TAKEN);
 }
 
 /*
@@ -162,7 +192,7 @@ static inline bool fwd_frame_take(struct hdp_fwd *f, uint64_t addr)
 static inline uint8_t *fwd_frame_data(const struct hdp_fwd *f, uint64_t addr)
 {
 	unsigned tag = atomic_load_explicit(&f->held[fwd_frame_of(f, addr)],
-					    memory_order_relaxed) >> 4;
+					    memory_order_relaxed) >> 4 & 0xf;
 
 	return hdp_deref((void *)((f->lay.base + (uintptr_t)addr) |
 				  (uintptr_t)tag << HDP_TAG_SHIFT));

@@ -115,12 +115,7 @@ static void send_burst(struct hdp_fwd *f, struct fwd_port *out, struct fwd_burst
 			room--;
 	if (room && xsk_ring_prod__reserve(&out->tx, room, &tx_idx) == room) {
 		for (unsigned i = 0; i < room; i++) {
-			/* Taken by this pass: no other worker moves it (fwd_frame_move). */
-			_Atomic uint8_t *h = &f->held[fwd_frame_of(f, b->good[i].addr)];
-
-			atomic_store_explicit(h, (uint8_t)((atomic_load_explicit(
-						 h, memory_order_relaxed) & ~3) | FWD_FRAME_ON_TX),
-					      memory_order_relaxed);
+			fwd_frame_on_tx(f, b->good[i].addr, (unsigned)(out - f->ports));
 			*xsk_ring_prod__tx_desc(&out->tx, tx_idx + i) = b->good[i];
 			bytes += b->good[i].len;
 			contd += b->good[i].options & XDP_PKT_CONTD;

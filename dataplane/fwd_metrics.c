@@ -49,6 +49,7 @@ static uint64_t tx_packets(const struct fwd_port *p) { return R(p->stats.tx_pack
 static uint64_t tx_frags(const struct fwd_port *p) { return R(p->stats.tx_frags); }
 static uint64_t tx_bytes(const struct fwd_port *p) { return R(p->stats.tx_bytes); }
 static uint64_t fill_empty(const struct fwd_port *p) { return R(p->stats.fill_empty); }
+static uint64_t comp_refused(const struct fwd_port *p) { return R(p->stats.comp_refused); }
 static uint64_t wakeups(const struct fwd_port *p) { return R(p->stats.wakeups); }
 static uint64_t idle_sleeps(const struct fwd_port *p) { return R(p->stats.idle_sleeps); }
 static uint64_t idle_spin_hits(const struct fwd_port *p) { return R(p->stats.idle_spin_hits); }
@@ -101,6 +102,8 @@ static void ports(struct hdp_strbuf *o, struct hdp_fwd *f)
 	}
 	per_port(o, f, "hdp_port_fill_empty_total",
 		 "Times the pool had no frame to give the port's fill ring.", fill_empty);
+	per_port(o, f, "hdp_port_completions_refused_total",
+		 "Completions naming a frame that was not on the port's TX ring.", comp_refused);
 	per_port(o, f, "hdp_port_wakeups_total", "Syscalls made to kick the kernel.", wakeups);
 	per_port(o, f, "hdp_port_idle_sleeps_total",
 		 "Times the worker receiving the port slept in poll() for want of work.",

@@ -39,6 +39,7 @@ void hdp_fwd_port_stats(struct hdp_fwd *f, unsigned i, struct hdp_port_stats *o)
 	for (unsigned d = 0; d < HDP_FWD_DROP__COUNT; d++)
 		atomic_init(&o->drops[d], R(s->drops[d]));
 	atomic_init(&o->fill_empty, R(s->fill_empty));
+	atomic_init(&o->comp_refused, R(s->comp_refused));
 	atomic_init(&o->wakeups, R(s->wakeups));
 	atomic_init(&o->idle_sleeps, R(s->idle_sleeps));
 	atomic_init(&o->idle_spin_hits, R(s->idle_spin_hits));
@@ -176,12 +177,13 @@ int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 		for (unsigned d = 0; d < HDP_FWD_DROP__COUNT; d++)
 			hdp_strbuf_printf(&o, "%s\"%s\":%llu", d ? "," : "", drop_names[d],
 			    U(R(s->drops[d])));
-		hdp_strbuf_printf(&o, "},\"fill_empty\":%llu,\"wakeups\":%llu,"
+		hdp_strbuf_printf(&o, "},\"fill_empty\":%llu,\"comp_refused\":%llu,\"wakeups\":%llu,"
 			"\"idle_sleeps\":%llu,\"idle_spin_hits\":%llu,\"kernel\":{\"rx_dropped\":%llu,"
 			"\"rx_invalid_descs\":%llu,\"tx_invalid_descs\":%llu,"
 			"\"rx_ring_full\":%llu,\"rx_fill_ring_empty_descs\":%llu,"
 			"\"tx_ring_empty_descs\":%llu}}",
-		    U(R(s->fill_empty)), U(R(s->wakeups)), U(R(s->idle_sleeps)),
+		    U(R(s->fill_empty)), U(R(s->comp_refused)), U(R(s->wakeups)),
+		    U(R(s->idle_sleeps)),
 		    U(R(s->idle_spin_hits)), U(k.rx_dropped), U(k.rx_invalid_descs),
 		    U(k.tx_invalid_descs), U(k.rx_ring_full),
 		    U(k.rx_fill_ring_empty_descs), U(k.tx_ring_empty_descs));

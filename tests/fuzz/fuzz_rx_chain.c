@@ -13,8 +13,10 @@
  * sent, on TX, dropped, back in the pool) is no longer lent, and naming it
  * again is refused (desc_not_lent), never a second free. (The input once
  * had to avoid that, and the chain's memory of 18 frames.) A record with
- * bit 3 of its last byte set is a forged completion of its frame on the
- * output port instead: refused unless that frame is on TX.
+ * bit 3 of its last byte set is a forged completion of its frame instead,
+ * on the port bit 4 names: refused unless that frame is on that port's TX
+ * ring. Descriptors waiting to be posted go first, so records act in
+ * their order.
  */
 #include <hdp/fwd.h>
 
@@ -83,6 +85,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			.options = (more ? XDP_PKT_CONTD : 0) | (r[3] & 2),
 		};
 
+		if (nd && (r[3] & (4 | 8))) {
+			hdp_fwd_loopback_post(f, 0, d, nd);
+			nd = 0;
+		}
 		if (r[3] & 4) {
 			stalled = !stalled;
 			hdp_fwd_loopback_stall(f, 1, stalled);
@@ -90,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r[3] & 8) {
 			uint64_t addr = desc.addr;
 
-			hdp_fwd_loopback_complete(f, 1, &addr, 1);
+			hdp_fwd_loopback_complete(f, (r[3] >> 4) & 1, &addr, 1);
 		} else {
 			d[nd++] = desc;
 		}

@@ -108,34 +108,46 @@ Test(fwd_lent, a_frame_waiting_on_tx_named_again_is_refused)
 }
 
 /*
- * Completions hand back only frames on TX, once: one naming a frame in a
- * fill ring, one in the pool, one outside the UMEM and one completed
- * already are refused, and nothing is freed for them. (Every completion
- * was freed: a frame in a fill ring went back to the pool while the
- * kernel still had it.)
+ * Completions hand back only frames on the port's own TX ring, once: one
+ * naming a frame in a fill ring, one in the pool, one outside the UMEM,
+ * one completed already and one on the other port's TX ring are refused,
+ * counted, and nothing is freed for them. (Every completion was freed: a
+ * frame in a fill ring went back to the pool while the kernel still had
+ * it, and one on another port's TX ring while that port still sent it.)
  */
-Test(fwd_lent, a_completion_of_a_frame_not_on_tx_is_refused)
+Test(fwd_lent, a_completion_of_a_frame_not_on_its_tx_ring_is_refused)
 {
 	struct hdp_pool_stats before, after;
-	uint64_t forged[4];
+	uint64_t forged[5];
 	struct xdp_desc d;
 
 	make("on_violation=report,bounds=on");
-	cr_assert_eq(hdp_fwd_loopback_take(fwd, 0, lent, 2), 2);
+	cr_assert_eq(hdp_fwd_loopback_take(fwd, 0, lent, 3), 3);
 	d = frag(0, 60, false);
 	hdp_fwd_loopback_post(fwd, 0, &d, 1);	/* sent and completed: lent[0] is back */
 	cr_assert_eq(stats(1).tx_packets, 1);
+	hdp_fwd_loopback_stall(fwd, 1, true);
+	d = frag(2, 60, false);
+	hdp_fwd_loopback_post(fwd, 0, &d, 1);	/* lent[2] waits on port 1's TX ring */
 	hdp_pool_stats_get(hdp_fwd_pool(fwd), &before);
 	forged[0] = lent[1];			/* the kernel's, from port 0's fill ring */
 	forged[1] = 2000ull * FRAME;		/* in the pool */
 	forged[2] = (uint64_t)FRAMES * FRAME;	/* outside the UMEM */
 	forged[3] = lent[0];			/* completed already */
-	cr_assert_eq(hdp_fwd_loopback_complete(fwd, 1, forged, 4), 4);
+	forged[4] = lent[2];			/* on port 1's TX ring, completed on port 0 */
+	cr_assert_eq(hdp_fwd_loopback_complete(fwd, 0, forged, 5), 5);
 	hdp_pool_stats_get(hdp_fwd_pool(fwd), &after);
 	cr_assert_eq(after.in_use, before.in_use, "nothing freed for a forged completion");
-	cr_assert_eq(violations(hdp_fwd_pool(fwd), HDP_V_DESC_NOT_LENT), 4, "%s",
+	cr_assert_eq(violations(hdp_fwd_pool(fwd), HDP_V_DESC_NOT_LENT), 5, "%s",
 		     captured_logs());
-	cr_assert(log_contains("which is not on TX"), "%s", captured_logs());
+	cr_assert_eq(stats(0).comp_refused, 5);
+	cr_assert(log_contains("which is not on its TX ring"), "%s", captured_logs());
+	hdp_fwd_loopback_stall(fwd, 1, false);	/* sent now: its own completion */
+	hdp_pool_stats_get(hdp_fwd_pool(fwd), &before);
+	hdp_fwd_loopback_complete(fwd, 1, forged, 0);
+	hdp_pool_stats_get(hdp_fwd_pool(fwd), &after);
+	cr_assert_eq(after.in_use + 1, before.in_use, "port 1's own completion frees the frame");
+	cr_assert_eq(stats(1).comp_refused, 0);
 	no_leak();
 }
 

@@ -361,6 +361,7 @@ struct hdp_port_stats {
 	_Atomic uint64_t tx_bytes;
 	_Atomic uint64_t drops[HDP_FWD_DROP__COUNT];	/* packets, by cause */
 	_Atomic uint64_t fill_empty;		/* pool had no frame for the fill ring */
+	_Atomic uint64_t comp_refused;		/* completions of no frame on its TX ring */
 	_Atomic uint64_t wakeups;		/* syscalls to kick the kernel */
 	/* The worker receiving the port, with nothing to do: */
 	_Atomic uint64_t idle_sleeps;		/* it slept in poll() */
