@@ -62,7 +62,7 @@ HDP_COLD static void refuse_desc(struct hdp_fwd *f, struct xdp_desc d, struct fw
 
 	hdp_fwd_rx_desc(f->pool, d.addr, d.len, &unused);
 	b->dropped[HDP_FWD_DROP_INVALID_DESC]++;
-	if (d.addr < f->lay.span && fwd_frame_take(f, d.addr)) {
+	if (fwd_frame_take(f, d.addr)) {	/* outside the UMEM: false */
 		f->ext[fwd_frame_of(f, d.addr)] = (struct hdp_extent){
 			0, (uint32_t)f->lay.obj_size };
 		b->drops[b->ndrops++] = d.addr;

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "fwd_support.h"
 #include "support.h"
 
 #define HEADROOM HDP_FWD_RX_HEADROOM
@@ -27,18 +28,12 @@ static uint8_t pkt[HDP_FWD_CHAIN_MAX * ROOM];
 
 static void make_sized(const char *harden, uint32_t max_frame)
 {
-	capture_logs();
 	hdp_fwd_cfg_defaults(&cfg);
 	cfg.max_frame = max_frame;
 	cfg.ring_size = 128;
 	cfg.fill_size = 256;
 	cfg.frames = 2048;
-	cr_assert_eq(hdp_fwd_cfg_set_ports(&cfg, "a,b", "test"), 0, "%s", captured_logs());
-	cr_assert_eq(hdp_harden_config_parse_string(&cfg.harden, harden, "test"), 0, "%s",
-		     captured_logs());
-	cr_assert_eq(hdp_fwd_cfg_check(&cfg), 0, "%s", captured_logs());
-	fwd = hdp_fwd_create_loopback(&cfg);
-	cr_assert_not_null(fwd, "%s", captured_logs());
+	fwd = loopback_forwarder(&cfg, "a,b", harden);
 	for (size_t i = 0; i < sizeof(pkt); i++)
 		pkt[i] = (uint8_t)(i * 7 + 3);
 }

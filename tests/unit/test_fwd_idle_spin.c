@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "fwd_support.h"
 #include "support.h"
 
 static struct hdp_fwd_cfg cfg, next;
@@ -21,12 +22,8 @@ static char reply[1 << 18];
 
 static void make_forwarder(void)
 {
-	capture_logs();
 	hdp_fwd_cfg_defaults(&cfg);
-	cr_assert_eq(hdp_fwd_cfg_set_ports(&cfg, "a:0,b:0", "test"), 0, "%s", captured_logs());
-	cr_assert_eq(hdp_fwd_cfg_check(&cfg), 0, "%s", captured_logs());
-	fwd = hdp_fwd_create_loopback(&cfg);
-	cr_assert_not_null(fwd, "%s", captured_logs());
+	fwd = loopback_forwarder(&cfg, "a:0,b:0", NULL);
 }
 
 static void drop_forwarder(void)

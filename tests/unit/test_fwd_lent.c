@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "fwd_support.h"
 #include "support.h"
 
 #define FRAME 2048
@@ -29,17 +30,11 @@ static uint64_t lent[FRAMES];
 
 static void make_rings(const char *harden, uint32_t fill, uint32_t ring)
 {
-	capture_logs();
 	hdp_fwd_cfg_defaults(&cfg);
 	cfg.ring_size = ring;
 	cfg.fill_size = fill;
 	cfg.frames = FRAMES;
-	cr_assert_eq(hdp_fwd_cfg_set_ports(&cfg, "a,b", "test"), 0, "%s", captured_logs());
-	cr_assert_eq(hdp_harden_config_parse_string(&cfg.harden, harden, "test"), 0, "%s",
-		     captured_logs());
-	cr_assert_eq(hdp_fwd_cfg_check(&cfg), 0, "%s", captured_logs());
-	fwd = hdp_fwd_create_loopback(&cfg);
-	cr_assert_not_null(fwd, "%s", captured_logs());
+	fwd = loopback_forwarder(&cfg, "a,b", harden);
 }
 
 static void make(const char *harden)

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "fwd_support.h"
 #include "support.h"
 
 static struct hdp_fwd_cfg cfg;
@@ -25,12 +26,8 @@ static char reply[1 << 18];
 
 static void make_forwarder(void)
 {
-	capture_logs();
 	hdp_fwd_cfg_defaults(&cfg);
-	cr_assert_eq(hdp_fwd_cfg_set_ports(&cfg, NAMES, "test"), 0, "%s", captured_logs());
-	cr_assert_eq(hdp_fwd_cfg_check(&cfg), 0, "%s", captured_logs());
-	fwd = hdp_fwd_create_loopback(&cfg);
-	cr_assert_not_null(fwd, "%s", captured_logs());
+	fwd = loopback_forwarder(&cfg, NAMES, NULL);
 }
 
 static void drop_forwarder(void)
