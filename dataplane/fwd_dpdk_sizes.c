@@ -244,20 +244,34 @@ static int check_interfaces(const struct dpdk_fwd *d, const struct sizing *z)
 
 /*
  * Each port's frame: the largest it receives or sends (what the ports
- * forwarding to it receive), so that its MTU lets it send them too.
+ * forwarding to it receive), so that its MTU lets it send them too. An
+ * MTU raised to send lets as much in (unless an interface under the
+ * device holds it back), and that its own output must send in turn: in a
+ * cycle A -> B -> C -> A with A on a jumbo interface, B's MTU is raised
+ * for A's frames, and then C's for B's. So until nothing grows, which
+ * takes at most one round per port.
  */
 static void frames(struct dpdk_fwd *d, struct sizing *z)
 {
+	bool grew = true;
+
 	for (unsigned i = 0; i < d->cfg->nports; i++) {
 		d->size[i].frame = z->rx[i];
 		z->from[i] = i;
 	}
-	for (unsigned k = 0; k < d->cfg->nports; k++) {
-		unsigned out = (unsigned)d->cfg->ports[k].peer;
+	for (unsigned round = 0; grew && round <= d->cfg->nports; round++) {
+		grew = false;
+		for (unsigned k = 0; k < d->cfg->nports; k++) {
+			unsigned out = (unsigned)d->cfg->ports[k].peer;
+			uint32_t in = intake_of(&z->dev[k], d->size[k].frame);
 
-		if (z->rx[k] > d->size[out].frame) {
-			d->size[out].frame = z->rx[k];
-			z->from[out] = k;
+			if (in > z->rx[k])
+				z->rx[k] = in;
+			if (z->rx[k] > d->size[out].frame) {
+				d->size[out].frame = z->rx[k];
+				z->from[out] = k;
+				grew = true;
+			}
 		}
 	}
 }
