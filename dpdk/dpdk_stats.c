@@ -131,6 +131,9 @@ static void pool_dict(struct hdp_dpdk_pool *pd, struct rte_tel_data *d, bool by_
 				     !(st.flags & HDP_HF_INIT_FREE) ? "off" :
 				     (st.flags & HDP_HF_INIT_USED) ? "used" : "on");
 	rte_tel_data_add_dict_string(d, "init_check", on_off(st.flags, HDP_HF_INIT_CHECK));
+	rte_tel_data_add_dict_string(d, "init_check_extent",
+				     !(st.flags & HDP_HF_INIT_CHECK) ? "-" :
+				     (st.flags & HDP_HF_INIT_CHECK_HEAD) ? "head" : "all");
 	rte_tel_data_add_dict_string(d, "on_violation",
 				     hdp_policy_name(hdp_view_policy(hdp_harden_pool_view(&pd->hp))));
 	rte_tel_data_add_dict_string(d, "init_exclude", st.exclude[0] ? st.exclude : "-");

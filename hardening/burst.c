@@ -273,7 +273,10 @@ HDP_COLD static size_t report_dirty(struct hdp_harden_pool *hp, void *obj, size_
 /*
  * 2. Is the object all zero as it leaves the pool? Only if its last free
  * wiped it whole (as recorded). init_check verifies the extent that free
- * wiped, and now and then the whole object, for writes beyond it.
+ * wiped, or with init_check_extent=head its first line (where a stale
+ * handle into a packet writes: its headers), and now and then the whole
+ * object, for writes beyond it. What is not read is taken on the
+ * record's word, as with init_check off.
  */
 static inline bool known_clean(struct burst *b, uint32_t idx, void *obj, uint64_t m)
 {
@@ -288,6 +291,8 @@ static inline bool known_clean(struct burst *b, uint32_t idx, void *obj, uint64_
 
 		start = (uint32_t)w;
 		end = (uint32_t)(w >> 32);
+		if ((b->flags & HDP_HF_INIT_CHECK_HEAD) && end - start > HDP_CHECK_HEAD_BYTES)
+			end = start + HDP_CHECK_HEAD_BYTES;
 	}
 	b->checks++;
 	if (hdp_unlikely(!is_clear((char *)obj + start, end - start, &dirty)))

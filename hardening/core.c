@@ -16,6 +16,9 @@ static const char *const hdp_init_free_choices[] = {
 	[HDP_INIT_FREE_OFF] = "off", [HDP_INIT_FREE_ON] = "on", [HDP_INIT_FREE_USED] = "used",
 	NULL,
 };
+static const char *const hdp_check_extent_choices[] = {
+	[HDP_CHECK_EXTENT_ALL] = "all", [HDP_CHECK_EXTENT_HEAD] = "head", NULL,
+};
 static const char *const hdp_tag_choices[] = {
 	[HDP_TAG_OFF] = "off", [HDP_TAG_AUTO] = "auto", [HDP_TAG_MTE] = "mte",
 	[HDP_TAG_SOFT] = "soft", NULL,
@@ -154,7 +157,8 @@ unsigned hdp_core_flags(const struct hdp_profile *p, uint32_t excluded, size_t o
 		     (p->init_on_free == HDP_INIT_FREE_USED ? HDP_HF_INIT_USED : 0);
 	/* A check of objects nobody wiped would flag every reuse. */
 	if (p->init_check && (f & HDP_HF_INIT_FREE) && !(excluded & HDP_KEY_INIT_CHECK))
-		f |= HDP_HF_INIT_CHECK;
+		f |= HDP_HF_INIT_CHECK |
+		     (p->init_check_extent == HDP_CHECK_EXTENT_HEAD ? HDP_HF_INIT_CHECK_HEAD : 0);
 	/* The pool's objects all have one size: decide the always-tag once. */
 	if (p->tag != HDP_TAG_OFF)
 		f |= HDP_HF_TAG | (obj_size < p->tag_sample_min ? HDP_HF_TAG_ALWAYS : 0);
@@ -180,6 +184,11 @@ static const char *choice(const char *const *choices, size_t n, unsigned v)
 const char *hdp_init_free_name(enum hdp_init_free v)
 {
 	return choice(hdp_init_free_choices, HDP_ARRAY_SIZE(hdp_init_free_choices), v);
+}
+
+const char *hdp_check_extent_name(enum hdp_check_extent v)
+{
+	return choice(hdp_check_extent_choices, HDP_ARRAY_SIZE(hdp_check_extent_choices), v);
 }
 
 const char *hdp_tag_mode_name(enum hdp_tag_mode v)

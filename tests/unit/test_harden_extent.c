@@ -10,6 +10,7 @@
 
 #include <hdp/pool.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -264,5 +265,73 @@ Test(harden_extent, every_byte_of_every_short_extent_is_checked)
 		snprintf(needle, sizeof(needle), "first at byte %u\n", HEADROOM + 3 + named[i][1]);
 		cr_assert(log_contains(needle), "%s", captured_logs());
 	}
+	hdp_pool_destroy(pool);
+}
+
+/*
+ * init_check_extent=head: between whole checks, only the extent's first
+ * 64 bytes are read, where a stale handle into a packet writes (its
+ * headers). A write there is found at every allocation, as with all.
+ */
+Test(harden_extent, head_finds_a_write_into_the_head_every_time)
+{
+	void *obj;
+	struct hdp_pool *pool = one_frame("init_on_free=used,init_check=on,init_check_sample=65535,"
+					  "init_check_extent=head,tag=off,on_violation=report", &obj);
+
+	for (int i = 0; i < 50; i++) {
+		free_one(pool, obj, receive(obj, 1500, 7));
+		((char *)obj)[HEADROOM + (i & 1 ? 0 : HDP_CHECK_HEAD_BYTES - 1)] = 'x';
+		obj = alloc_one(pool);
+		cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), (unsigned long long)i + 1,
+			     "%s", captured_logs());
+	}
+	hdp_pool_destroy(pool);
+}
+
+/* Past the head it is the sampled whole check's, until all is set again. */
+Test(harden_extent, head_leaves_the_rest_of_the_extent_to_the_whole_check)
+{
+	void *obj;
+	struct hdp_pool *pool = one_frame("init_on_free=used,init_check=on,init_check_sample=65535,"
+					  "init_check_extent=head,tag=off,on_violation=report", &obj);
+	struct hdp_pool_stats before, after;
+
+	free_one(pool, obj, receive(obj, 1500, 7));
+	((char *)obj)[HEADROOM + HDP_CHECK_HEAD_BYTES] = 'x';	/* the first byte past the head */
+	hdp_pool_stats_get(pool, &before);
+	obj = alloc_one(pool);
+	hdp_pool_stats_get(pool, &after);
+	cr_assert_eq(after.harden.counters[HDP_C_CHECKS], before.harden.counters[HDP_C_CHECKS] + 1);
+	cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), 0,
+		     "with a countdown of up to 131068 the next check is not whole");
+	/* Switched at run time (hdp-ctl set): the whole extent is read again. */
+	cr_assert_eq(hdp_pool_set(pool, "init_check_extent", "all"), 0, "%s", captured_logs());
+	free_one(pool, obj, receive(obj, 1500, 7));
+	((char *)obj)[HEADROOM + 1499] = 'x';
+	obj = alloc_one(pool);
+	cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), 1, "%s", captured_logs());
+	cr_assert(log_contains("first at byte 1755"), "%s", captured_logs());
+	cr_assert_eq(hdp_pool_set(pool, "init_check_extent", "tail"), -EINVAL);
+	hdp_pool_destroy(pool);
+}
+
+Test(harden_extent, head_still_has_the_sampled_whole_check)
+{
+	void *obj;
+	struct hdp_pool *pool = one_frame("init_on_free=used,init_check=on,init_check_sample=8,"
+					  "init_check_extent=head,tag=off,on_violation=report", &obj);
+	int tries;
+
+	free_one(pool, obj, receive(obj, 1500, 7));
+	((char *)obj)[HEADROOM + 1000] = 'x';
+	for (tries = 1; tries <= 200; tries++) {
+		obj = alloc_one(pool);
+		if (violations(pool, HDP_V_WRITE_AFTER_FREE))
+			break;
+		free_one(pool, obj, receive(obj, 60, 7));
+	}
+	cr_assert_leq(tries, 16, "caught after %d allocations", tries);
+	cr_assert(log_contains("first at byte 1256"), "%s", captured_logs());
 	hdp_pool_destroy(pool);
 }

@@ -275,7 +275,8 @@ Test(harden_profile, profiles_format_every_key)
 	hdp_profile_defaults(&p);
 	hdp_profile_format(&p, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "bounds=on,bounds_lookup=fast,init_on_alloc=off,init_on_free=on,"
-			 "init_check=on,init_check_sample=64,tag=auto,tag_sample=1,tag_sample_min=0,"
+			 "init_check=on,init_check_sample=64,init_check_extent=all,tag=auto,tag_sample=1,"
+			 "tag_sample_min=0,"
 			 "on_violation=abort,quarantine=off,quarantine_depth=256,redzone=off,"
 			 "redzone_bytes=64,shuffle=off");
 }

@@ -72,6 +72,7 @@
 	X(INIT_FREE, init_free)                                                    \
 	X(INIT_USED, init_used)		/* with INIT_FREE: wipe the extent written */ \
 	X(INIT_CHECK, init_check)                                                  \
+	X(INIT_CHECK_HEAD, init_check_head)	/* with INIT_CHECK: the extent's head only */ \
 	X(TAG, tag)                                                                \
 	X(TAG_MTE, tag_mte)		/* the memory carries MTE tags: see below */  \
 	X(TAG_ALWAYS, tag_always)	/* objects below tag_sample_min */          \

@@ -33,6 +33,13 @@ enum hdp_init_free {
 	HDP_INIT_FREE_USED,	/* wipe the bytes the pool was told were written */
 };
 
+/* How much of the extent the last free wiped init_check reads at each allocation. */
+enum hdp_check_extent {
+	HDP_CHECK_EXTENT_ALL = 0,
+	HDP_CHECK_EXTENT_HEAD,	/* its first HDP_CHECK_HEAD_BYTES */
+};
+#define HDP_CHECK_HEAD_BYTES 64
+
 enum hdp_tag_mode {
 	HDP_TAG_OFF = 0,
 	HDP_TAG_AUTO,		/* mte where the CPU and kernel offer it, else soft */
@@ -70,7 +77,11 @@ enum hdp_tag_mode {
 	  "wiped it (on by default only where something wipes)")                        \
 	X(INIT_CHECK_SAMPLE, init_check_sample, UINT, uint32_t, 64, 1, 65535, NULL,     \
 	  "one allocation in N is checked whole, so a write beyond the extent is still " \
-	  "found; 1 checks every allocation whole")
+	  "found; 1 checks every allocation whole")                                    \
+	X(INIT_CHECK_EXTENT, init_check_extent, CHOICE, enum hdp_check_extent,          \
+	  HDP_CHECK_EXTENT_ALL, 0, 0, hdp_check_extent_choices,                         \
+	  "how much of the wiped extent the other allocations check: all, or its head " \
+	  "(first 64 bytes, where a stale handle into a packet writes its headers)")
 #define HDP_TAG_KEYS(X)                                                                \
 	X(TAG, tag, CHOICE, enum hdp_tag_mode, HDP_TAG_AUTO, 0, 0, hdp_tag_choices,     \
 	  "memory tagging: auto is mte where the CPU and kernel offer it, else soft")   \
@@ -251,6 +262,7 @@ int hdp_profile_keys_describe(char *buf, size_t len);
 
 /* Names for values, as the parser reads them. */
 const char *hdp_init_free_name(enum hdp_init_free v);
+const char *hdp_check_extent_name(enum hdp_check_extent v);
 const char *hdp_tag_mode_name(enum hdp_tag_mode v);
 
 /*

@@ -164,7 +164,8 @@ unsigned hdp_pool_drain(struct hdp_pool *pool);
  * name, exclusions included; hdp_pool_set() changes one key at run time,
  * between bursts. Both: 0 or -EINVAL (logged); hdp_pool_set() also
  * -EOVERFLOW when turning protections back on would need an epoch and
- * none is left (after 2^48 re-enables).
+ * none is left (after 2^32 re-enables of the core's records, 2^31 of the
+ * registered protections).
  */
 int hdp_pool_configure(struct hdp_pool *pool, const struct hdp_harden_config *cfg);
 int hdp_pool_set(struct hdp_pool *pool, const char *key, const char *value);
