@@ -291,7 +291,13 @@ static inline bool known_clean(struct burst *b, uint32_t idx, void *obj, uint64_
 
 		start = (uint32_t)w;
 		end = (uint32_t)(w >> 32);
-		if ((b->flags & HDP_HF_INIT_CHECK_HEAD) && end - start > HDP_CHECK_HEAD_BYTES)
+		/*
+		 * A head is a packet's: a whole-object wipe (init_on_free=on,
+		 * or a frame's first wipe in an epoch) has none, and its first
+		 * bytes would be a UMEM frame's headroom. Read all of it.
+		 */
+		if ((b->flags & HDP_HF_INIT_CHECK_HEAD) && end - start > HDP_CHECK_HEAD_BYTES &&
+		    !(start == 0 && end == b->obj_size))
 			end = start + HDP_CHECK_HEAD_BYTES;
 	}
 	b->checks++;

@@ -158,7 +158,8 @@ unsigned hdp_core_flags(const struct hdp_profile *p, uint32_t excluded, size_t o
 	/* A check of objects nobody wiped would flag every reuse. */
 	if (p->init_check && (f & HDP_HF_INIT_FREE) && !(excluded & HDP_KEY_INIT_CHECK))
 		f |= HDP_HF_INIT_CHECK |
-		     (p->init_check_extent == HDP_CHECK_EXTENT_HEAD ? HDP_HF_INIT_CHECK_HEAD : 0);
+		     ((f & HDP_HF_INIT_USED) && p->init_check_extent == HDP_CHECK_EXTENT_HEAD ?
+		      HDP_HF_INIT_CHECK_HEAD : 0);
 	/* The pool's objects all have one size: decide the always-tag once. */
 	if (p->tag != HDP_TAG_OFF)
 		f |= HDP_HF_TAG | (obj_size < p->tag_sample_min ? HDP_HF_TAG_ALWAYS : 0);

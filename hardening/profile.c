@@ -169,7 +169,7 @@ int hdp_profile_keys_describe(char *buf, size_t len)
 		hdp_key_describe(&o, hdp_core_key_part((enum hdp_core_key)k),
 				 hdp_core_key((enum hdp_core_key)k));
 		/* A list, which no key type holds: its lines by hand, after init's. */
-		if (k == HDP_CK_INIT_CHECK_SAMPLE)
+		if (k == HDP_CK_INIT_CHECK_EXTENT)
 			hdp_key_describe_line(&o, "init_exclude", "init", "default",
 					      "default, none, or pool names and globs, "
 					      "comma-separated",

@@ -335,3 +335,30 @@ Test(harden_extent, head_still_has_the_sampled_whole_check)
 	cr_assert(log_contains("first at byte 1256"), "%s", captured_logs());
 	hdp_pool_destroy(pool);
 }
+
+/*
+ * A whole-object wipe has no packet head: under init_on_free=on the
+ * extent recorded is the whole frame, whose first 64 bytes are headroom.
+ * head then reads all of it, and a write into the packet is found.
+ */
+Test(harden_extent, head_reads_a_whole_object_wipe_whole)
+{
+	void *obj;
+	struct hdp_pool *pool = one_frame("init_on_free=on,init_check=on,init_check_sample=65535,"
+					  "init_check_extent=head,tag=off,on_violation=report", &obj);
+
+	for (int i = 0; i < 20; i++) {
+		free_one(pool, obj, receive(obj, 1500, 7));
+		((char *)obj)[HEADROOM + 10] = 'x';	/* the packet's headers, past the headroom */
+		obj = alloc_one(pool);
+		cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), (unsigned long long)i + 1,
+			     "%s", captured_logs());
+	}
+	/* Switched to used at run time, the same frame's next wipe is its packet's extent. */
+	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "used"), 0, "%s", captured_logs());
+	free_one(pool, obj, receive(obj, 1500, 7));
+	((char *)obj)[HEADROOM + 10] = 'x';
+	obj = alloc_one(pool);
+	cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), 21, "%s", captured_logs());
+	hdp_pool_destroy(pool);
+}
