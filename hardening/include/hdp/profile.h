@@ -81,7 +81,8 @@ enum hdp_tag_mode {
 	X(INIT_CHECK_EXTENT, init_check_extent, CHOICE, enum hdp_check_extent,          \
 	  HDP_CHECK_EXTENT_ALL, 0, 0, hdp_check_extent_choices,                         \
 	  "how much of the wiped extent the other allocations check: all, or its head " \
-	  "(first 64 bytes, where a stale handle into a packet writes its headers)")
+	  "(first 64 bytes, where a stale handle into a packet writes its headers; "   \
+	  "init_on_free=used only)")
 #define HDP_TAG_KEYS(X)                                                                \
 	X(TAG, tag, CHOICE, enum hdp_tag_mode, HDP_TAG_AUTO, 0, 0, hdp_tag_choices,     \
 	  "memory tagging: auto is mte where the CPU and kernel offer it, else soft")   \
