@@ -132,18 +132,30 @@ static struct hdp_pool *one_frame(const char *spec, void **obj)
 	return pool;
 }
 
+/*
+ * One round of a stale handle: @obj freed after a packet of @len bytes,
+ * one byte written at @off, the frame allocated again. Returns the write
+ * after free reports so far.
+ */
+static unsigned long long stale_write_round(struct hdp_pool *pool, void **obj, uint32_t len,
+					    size_t off)
+{
+	free_one(pool, *obj, receive(*obj, len, 7));
+	((char *)*obj)[off] = 'x';
+	*obj = alloc_one(pool);
+	return violations(pool, HDP_V_WRITE_AFTER_FREE);
+}
+
 Test(harden_extent, a_write_after_free_inside_the_extent_is_caught_every_time)
 {
 	void *obj;
 	struct hdp_pool *pool = one_frame("init_on_free=used,init_check=on,init_check_sample=65535,"
 					  "tag=off,on_violation=report", &obj);
 
-	for (int i = 0; i < 50; i++) {
-		free_one(pool, obj, receive(obj, 300, 7));
-		((char *)obj)[HEADROOM + 299] = 'x';	/* the bug: last byte of the extent */
-		obj = alloc_one(pool);
-		cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), (unsigned long long)i + 1);
-	}
+	/* The bug: the last byte of the extent. */
+	for (int i = 0; i < 50; i++)
+		cr_assert_eq(stale_write_round(pool, &obj, 300, HEADROOM + 299),
+			     (unsigned long long)i + 1);
 	cr_assert(log_contains("first at byte 555"), "%s", captured_logs());
 	hdp_pool_destroy(pool);
 }
@@ -166,6 +178,21 @@ Test(harden_extent, only_the_extent_is_read_between_whole_checks)
 	hdp_pool_destroy(pool);
 }
 
+/*
+ * Allocate and free (60-byte packets) until a write after free is
+ * reported: how many allocations that took (201: never, in 200).
+ */
+static int allocs_until_caught(struct hdp_pool *pool, void **obj)
+{
+	for (int tries = 1; tries <= 200; tries++) {
+		*obj = alloc_one(pool);
+		if (violations(pool, HDP_V_WRITE_AFTER_FREE))
+			return tries;
+		free_one(pool, *obj, receive(*obj, 60, 7));
+	}
+	return 201;
+}
+
 /* The sampled whole check finds a write beyond the extent, soon enough. */
 Test(harden_extent, a_write_beyond_the_extent_is_caught_by_the_sampled_whole_check)
 {
@@ -176,12 +203,7 @@ Test(harden_extent, a_write_beyond_the_extent_is_caught_by_the_sampled_whole_che
 
 	free_one(pool, obj, receive(obj, 60, 7));
 	((char *)obj)[1500] = 'x';
-	for (tries = 1; tries <= 200; tries++) {
-		obj = alloc_one(pool);
-		if (violations(pool, HDP_V_WRITE_AFTER_FREE))
-			break;
-		free_one(pool, obj, receive(obj, 60, 7));
-	}
+	tries = allocs_until_caught(pool, &obj);
 	/* Gaps are at most 2 * 8 - 1 allocations. */
 	cr_assert_leq(tries, 16, "caught after %d allocations", tries);
 	cr_assert(log_contains("first at byte 1500"), "%s", captured_logs());
@@ -195,12 +217,8 @@ Test(harden_extent, init_check_sample_1_checks_every_allocation_whole)
 	struct hdp_pool *pool = one_frame("init_on_free=used,init_check=on,init_check_sample=1,"
 					  "tag=off,on_violation=report", &obj);
 
-	for (int i = 0; i < 20; i++) {
-		free_one(pool, obj, receive(obj, 60, 7));
-		((char *)obj)[2047] = 'x';
-		obj = alloc_one(pool);
-		cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), (unsigned long long)i + 1);
-	}
+	for (int i = 0; i < 20; i++)
+		cr_assert_eq(stale_write_round(pool, &obj, 60, FRAME - 1), (unsigned long long)i + 1);
 	hdp_pool_destroy(pool);
 }
 
@@ -279,13 +297,10 @@ Test(harden_extent, head_finds_a_write_into_the_head_every_time)
 	struct hdp_pool *pool = one_frame("init_on_free=used,init_check=on,init_check_sample=65535,"
 					  "init_check_extent=head,tag=off,on_violation=report", &obj);
 
-	for (int i = 0; i < 50; i++) {
-		free_one(pool, obj, receive(obj, 1500, 7));
-		((char *)obj)[HEADROOM + (i & 1 ? 0 : HDP_CHECK_HEAD_BYTES - 1)] = 'x';
-		obj = alloc_one(pool);
-		cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), (unsigned long long)i + 1,
-			     "%s", captured_logs());
-	}
+	for (int i = 0; i < 50; i++)
+		cr_assert_eq(stale_write_round(pool, &obj, 1500,
+					       HEADROOM + (i & 1 ? 0 : HDP_CHECK_HEAD_BYTES - 1)),
+			     (unsigned long long)i + 1, "%s", captured_logs());
 	hdp_pool_destroy(pool);
 }
 
@@ -307,10 +322,8 @@ Test(harden_extent, head_leaves_the_rest_of_the_extent_to_the_whole_check)
 		     "with a countdown of up to 131068 the next check is not whole");
 	/* Switched at run time (hdp-ctl set): the whole extent is read again. */
 	cr_assert_eq(hdp_pool_set(pool, "init_check_extent", "all"), 0, "%s", captured_logs());
-	free_one(pool, obj, receive(obj, 1500, 7));
-	((char *)obj)[HEADROOM + 1499] = 'x';
-	obj = alloc_one(pool);
-	cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), 1, "%s", captured_logs());
+	cr_assert_eq(stale_write_round(pool, &obj, 1500, HEADROOM + 1499), 1, "%s",
+		     captured_logs());
 	cr_assert(log_contains("first at byte 1755"), "%s", captured_logs());
 	cr_assert_eq(hdp_pool_set(pool, "init_check_extent", "tail"), -EINVAL);
 	hdp_pool_destroy(pool);
@@ -325,12 +338,7 @@ Test(harden_extent, head_still_has_the_sampled_whole_check)
 
 	free_one(pool, obj, receive(obj, 1500, 7));
 	((char *)obj)[HEADROOM + 1000] = 'x';
-	for (tries = 1; tries <= 200; tries++) {
-		obj = alloc_one(pool);
-		if (violations(pool, HDP_V_WRITE_AFTER_FREE))
-			break;
-		free_one(pool, obj, receive(obj, 60, 7));
-	}
+	tries = allocs_until_caught(pool, &obj);
 	cr_assert_leq(tries, 16, "caught after %d allocations", tries);
 	cr_assert(log_contains("first at byte 1256"), "%s", captured_logs());
 	hdp_pool_destroy(pool);
@@ -347,18 +355,13 @@ Test(harden_extent, head_reads_a_whole_object_wipe_whole)
 	struct hdp_pool *pool = one_frame("init_on_free=on,init_check=on,init_check_sample=65535,"
 					  "init_check_extent=head,tag=off,on_violation=report", &obj);
 
-	for (int i = 0; i < 20; i++) {
-		free_one(pool, obj, receive(obj, 1500, 7));
-		((char *)obj)[HEADROOM + 10] = 'x';	/* the packet's headers, past the headroom */
-		obj = alloc_one(pool);
-		cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), (unsigned long long)i + 1,
-			     "%s", captured_logs());
-	}
+	/* The packet's headers, past the headroom. */
+	for (int i = 0; i < 20; i++)
+		cr_assert_eq(stale_write_round(pool, &obj, 1500, HEADROOM + 10),
+			     (unsigned long long)i + 1, "%s", captured_logs());
 	/* Switched to used at run time, the same frame's next wipe is its packet's extent. */
 	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "used"), 0, "%s", captured_logs());
-	free_one(pool, obj, receive(obj, 1500, 7));
-	((char *)obj)[HEADROOM + 10] = 'x';
-	obj = alloc_one(pool);
-	cr_assert_eq(violations(pool, HDP_V_WRITE_AFTER_FREE), 21, "%s", captured_logs());
+	cr_assert_eq(stale_write_round(pool, &obj, 1500, HEADROOM + 10), 21, "%s",
+		     captured_logs());
 	hdp_pool_destroy(pool);
 }
