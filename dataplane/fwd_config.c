@@ -196,10 +196,12 @@ static int set_global(struct hdp_fwd_cfg *cfg, const char *key, const char *valu
 	} else if (strcmp(key, "max_frame") == 0) {
 		if (strcmp(value, "auto") == 0)
 			cfg->max_frame = 0;
-		else if (parse_u32(value, HDP_ETH_ZLEN, HDP_FWD_MAX_FRAME_MAX, &cfg->max_frame))
+		else if (parse_u32(value, HDP_FWD_MAX_FRAME_MIN, HDP_FWD_MAX_FRAME_MAX,
+				   &cfg->max_frame))
 			return bad(source, line, "global", key, value,
 				   "expected auto (what the interfaces' MTUs let in) or bytes "
-				   "from 60 to 65553 (Ethernet header included, FCS not)");
+				   "from 86 to 65553 (Ethernet header and a VLAN tag included, "
+				   "FCS not: MTU 68 to 65535)");
 	} else if (strcmp(key, "batch") == 0) {
 		if (parse_u32(value, 1, HDP_FWD_BATCH_MAX, &cfg->batch))
 			return bad(source, line, "global", key, value,

@@ -89,7 +89,7 @@ static void count_rx(struct hdp_fwd *f, struct fwd_port *in, unsigned n,
 		     const struct fwd_burst *b)
 {
 	hdp_pool_count_desc_checks(f->pool, n);
-	/* A packet counts at its last frame; one dropped before, at the drop. */
+	/* A packet counts once, at its last frame (no XDP_PKT_CONTD), forwarded or dropped. */
 	hdp_counter_add(&in->stats.rx_packets, n - b->rx_contd);
 	hdp_counter_add(&in->stats.rx_frags, n);
 	hdp_counter_add(&in->stats.rx_bytes, b->bytes);

@@ -193,6 +193,52 @@ static int check_peer_mtus(const struct hdp_fwd_cfg *cfg)
 	return errors;
 }
 
+/* ", or set frame_size = 4096" where 4096-byte frames would carry @bytes, or "". */
+static const char *or_larger_frames(const struct hdp_fwd_cfg *cfg, uint32_t bytes)
+{
+	return cfg->frame_size == 2048 && bytes <= hdp_fwd_chain_bytes(4096) ?
+	       ", or set frame_size = 4096" : "";
+}
+
+/*
+ * max_frame itself, before any interface: a frame that long must fit the
+ * longest chain the kernel sends, or nothing a user does to an MTU helps.
+ */
+static int check_max_frame(const struct hdp_fwd_cfg *cfg)
+{
+	uint32_t most = hdp_fwd_chain_bytes(cfg->frame_size);
+
+	if (!cfg->max_frame || cfg->max_frame <= most)
+		return 0;
+	return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_MAX_FRAME, "frames of %u bytes take chains "
+		"of %u frames of %u bytes (%u of a packet each), and the kernel sends at most "
+		"%u: the largest frame hdp-fwd can carry is %u bytes: lower max_frame to %u%s",
+		cfg->max_frame, hdp_fwd_frames_for(cfg->max_frame, cfg->frame_size),
+		cfg->frame_size, hdp_fwd_frame_room(cfg->frame_size), HDP_FWD_CHAIN_MAX, most,
+		most, or_larger_frames(cfg, cfg->max_frame));
+}
+
+/*
+ * With max_frame, an interface that lets in more would hand hdp-fwd
+ * frames it drops. The remedy raises max_frame only as far as a chain
+ * carries (with 4096-byte frames if that is what it takes).
+ */
+static int check_intake(const struct hdp_fwd_cfg *cfg, const struct hdp_port_cfg *p,
+			uint32_t mtu)
+{
+	uint32_t in = mtu + HDP_FWD_MTU_OVERHEAD, low = cfg->max_frame - HDP_FWD_MTU_OVERHEAD;
+	char raise[96] = "";
+
+	if (in <= hdp_fwd_chain_bytes(cfg->frame_size))
+		snprintf(raise, sizeof(raise), " or raise max_frame to %u", in);
+	else if (*or_larger_frames(cfg, in))
+		snprintf(raise, sizeof(raise), " or raise max_frame to %u and set frame_size = "
+			 "4096", in);
+	return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_MAX_FRAME, "interface %s has MTU %u and lets "
+		"in frames of up to %u bytes, which would be dropped: lower its MTU to %u (ip "
+		"link set dev %s mtu %u)%s", p->ifname, mtu, in, low, p->ifname, low, raise);
+}
+
 /*
  * Every frame an interface lets in must be one hdp-fwd can carry: within
  * max_frame when it is set, and in a chain the kernel sends (at most
@@ -201,8 +247,8 @@ static int check_peer_mtus(const struct hdp_fwd_cfg *cfg)
  */
 static int check_sizes(const struct hdp_fwd_cfg *cfg)
 {
-	uint32_t room = hdp_fwd_frame_room(cfg->frame_size), mtu, in, need;
-	int errors = 0, ret;
+	uint32_t most = hdp_fwd_chain_bytes(cfg->frame_size), mtu, in;
+	int errors = check_max_frame(cfg) != 0, ret;
 
 	for (unsigned i = 0; i < cfg->nports; i++) {
 		const struct hdp_port_cfg *p = &cfg->ports[i];
@@ -217,25 +263,18 @@ static int check_sizes(const struct hdp_fwd_cfg *cfg)
 		}
 		in = mtu + HDP_FWD_MTU_OVERHEAD;
 		if (cfg->max_frame && in > cfg->max_frame) {
-			errors += hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_MAX_FRAME, "interface %s "
-				"has MTU %u and lets in frames of up to %u bytes, which would be "
-				"dropped: lower its MTU to %u (ip link set dev %s mtu %u) or raise "
-				"max_frame to %u", p->ifname, mtu, in, cfg->max_frame -
-				HDP_FWD_MTU_OVERHEAD, p->ifname, cfg->max_frame -
-				HDP_FWD_MTU_OVERHEAD, in) != 0;
+			errors += check_intake(cfg, p, mtu) != 0;
 			continue;
 		}
-		need = cfg->max_frame ? cfg->max_frame : in;
-		if (hdp_fwd_frames_for(need, cfg->frame_size) <= HDP_FWD_CHAIN_MAX)
+		/* With max_frame, check_max_frame judged the chain. */
+		if (cfg->max_frame || in <= most)
 			continue;
 		errors += hdp_fwd_port_refuse(p, "interface %s has MTU %u: frames of up to %u "
 			"bytes take chains of %u frames of %u bytes (%u of a packet each), and the "
 			"kernel sends at most %u; the largest frame it can take is %u bytes: lower "
-			"the MTU to %u%s", p->ifname, mtu, need,
-			hdp_fwd_frames_for(need, cfg->frame_size), cfg->frame_size, room,
-			HDP_FWD_CHAIN_MAX, HDP_FWD_CHAIN_MAX * room, HDP_FWD_CHAIN_MAX * room -
-			HDP_FWD_MTU_OVERHEAD, cfg->frame_size == 2048 && need <= HDP_FWD_CHAIN_MAX *
-			hdp_fwd_frame_room(4096) ? ", or set frame_size = 4096" : "") != 0;
+			"the MTU to %u%s", p->ifname, mtu, in, hdp_fwd_frames_for(in, cfg->frame_size),
+			cfg->frame_size, hdp_fwd_frame_room(cfg->frame_size), HDP_FWD_CHAIN_MAX, most,
+			most - HDP_FWD_MTU_OVERHEAD, or_larger_frames(cfg, in)) != 0;
 	}
 	errors += check_peer_mtus(cfg);
 	return errors ? -EINVAL : 0;

@@ -403,6 +403,8 @@ static void cfg_start(struct hdp_fwd_cfg *cfg)
 	hdp_fwd_cfg_defaults(cfg);
 	/* Declared in every build: one configuration file serves both kinds of ports. */
 	hdp_harden_config_declare(&cfg->harden, HDP_FWD_DPDK_POOL);
+	/* A [pool:NAME] for any other name is a typo that would change nothing. */
+	cfg->harden.fixed_pools = true;
 	snprintf(cfg->ctl_path, sizeof(cfg->ctl_path), "%s", HDP_CTL_DEFAULT_PATH);
 }
 

@@ -48,6 +48,8 @@ int hdp_harden_config_declare(struct hdp_harden_config *cfg, const char *pool)
 		return -EINVAL;
 	if (is_known(cfg, pool))
 		return 0;
+	if (cfg->fixed_pools)
+		return -ENOENT;
 	if (cfg->nknown == HDP_PROFILE_POOLS_MAX)
 		return -ENOSPC;
 	strcpy(cfg->known[cfg->nknown++], pool);

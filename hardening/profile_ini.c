@@ -44,6 +44,20 @@ struct ini_ctx {
 	void *other_ctx;
 };
 
+/* A section for a pool the application does not have: say which it has. */
+static void unknown_pool(const struct ini_ctx *c, const char *section)
+{
+	char names[256];
+	size_t used = 0;
+
+	names[0] = '\0';
+	for (unsigned i = 0; i < c->cfg->nknown && used < sizeof(names); i++)
+		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+					 i ? ", " : "", c->cfg->known[i]);
+	hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: no pool is called '%s' (the pools: default, "
+		"%s)", c->path, c->line, section, section + 5, names);
+}
+
 /*
  * A section opens: judge its name here, where the header's line is known,
  * rather than at each key (and not at all when it has none). libinih takes
@@ -54,12 +68,13 @@ static void section_opens(struct ini_ctx *c, const char *section)
 	int ret = 0;
 
 	if (strncmp(section, "pool:", 5) == 0) {
-		if (strcmp(section + 5, "default") &&
-		    hdp_harden_config_declare(c->cfg, section + 5)) {
+		ret = strcmp(section + 5, "default") ? hdp_harden_config_declare(c->cfg, section + 5)
+						      : 0;
+		if (ret == -ENOENT)
+			unknown_pool(c, section);
+		else if (ret)
 			hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: '%s' is not a valid pool name",
 				c->path, c->line, section, section + 5);
-			ret = -EINVAL;
-		}
 	} else if (c->other) {
 		ret = c->other(c->other_ctx, section, NULL, NULL, c->path, c->line);
 	} else {

@@ -582,3 +582,38 @@ Test(harden_profile, other_sections_go_to_their_owner)
 	cr_assert_eq(ev.keys, 1);
 	cr_assert_eq(ret, -EINVAL, "init_exclude in [pool:rx] is still an error");
 }
+
+/*
+ * fixed_pools: an application whose pools are all declared (hdp-fwd) has
+ * a section for another name refused where it opens, with the names it
+ * has, and its keys not taken; without it, the section declares its pool.
+ */
+Test(harden_profile, fixed_pools_refuse_a_section_for_an_unknown_pool)
+{
+	char path[] = "/tmp/hdp-test-pools-XXXXXX";
+	int fd = mkstemp(path), ret;
+	FILE *f = fdopen(fd, "w");
+	struct hdp_profile rx;
+
+	cr_assert_not_null(f);
+	fprintf(f, "[pool:rx]\ntag_sample = 7\n[pool:RX]\ntag_sample = 9\n");
+	fclose(f);
+	cfg->fixed_pools = true;
+	cr_assert_eq(hdp_harden_config_declare(cfg, "rx"), 0);
+	cr_assert_eq(hdp_harden_config_declare(cfg, "other"), -ENOENT);
+	ret = hdp_harden_config_load_file(cfg, path, NULL, NULL);
+	if (ret == -EOPNOTSUPP) {
+		unlink(path);
+		cr_skip_test("built without libinih");
+	}
+	cr_assert_eq(ret, -EINVAL, "%s", captured_logs());
+	cr_assert(log_contains(":3: section [pool:RX]: no pool is called 'RX' (the pools: "
+			       "default, rx, tx)"), "%s", captured_logs());
+	rx = resolve("rx");
+	cr_assert_neq(rx.tag_sample, 7, "a refused file changes nothing");
+	cfg->fixed_pools = false;
+	ret = hdp_harden_config_load_file(cfg, path, NULL, NULL);
+	unlink(path);
+	cr_assert_eq(ret, 0, "%s", captured_logs());
+	cr_assert_eq(resolve("RX").tag_sample, 9);
+}

@@ -283,7 +283,12 @@ int main(int argc, char **argv)
 	close(fd);
 	return 0;
 bad:
-	fprintf(stderr, "hdp-gen: bad value '%s' for --%s\n", optarg, opts[idx].name);
+	if (opt == 's')
+		fprintf(stderr, "hdp-gen: bad value '%s' for --size: expected BYTES, MIN-MAX (MIN "
+			"no more than MAX) or imix, lengths from %u to %u bytes without FCS\n",
+			optarg, HDP_GEN_FRAME_MIN, HDP_GEN_FRAME_MAX);
+	else
+		fprintf(stderr, "hdp-gen: bad value '%s' for --%s\n", optarg, opts[idx].name);
 	usage(stderr);
 	return 2;
 }

@@ -108,6 +108,8 @@ static int count(const char *ifname, const struct sink_opts *o)
 	return 0;
 }
 
+#define CAPTURE_MAX 1000000	/* printed frames: more is a log, not a capture */
+
 static int capture(const char *ifname, unsigned n, double duration)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
@@ -172,6 +174,28 @@ static void usage(FILE *f)
 		"  --every S     print the count every S seconds\n");
 }
 
+/* A value of seconds: a plain decimal, 0 or more; 0 (not set) means no limit. */
+static int seconds(const char *v, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	return !*v || *end || errno || !(*out >= 0) || *out > 1e9 ? -1 : 0;
+}
+
+/* A count of frames from @lo to @hi, digits only. */
+static int count_of(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+
+	if (*v < '0' || *v > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(v, &end, 10);
+	return *end || errno || *out < lo || *out > hi ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -188,24 +212,18 @@ int main(int argc, char **argv)
 	};
 	const char *ifname = NULL;
 	struct sink_opts o = { 0 };
-	unsigned long cap = 0;
+	uint64_t cap = 0;
 	int opt, idx = 0, verify = 0, latency = 0;
-	char *end;
 
 	while ((opt = getopt_long(argc, argv, "", opts, &idx)) != -1) {
 		switch (opt) {
 		case 'i': ifname = optarg; break;
-		case 'd': o.duration = strtod(optarg, &end); if (*end || !(o.duration >= 0)) goto bad; break;
-		case 'I': o.idle = strtod(optarg, &end); if (*end || !(o.idle >= 0)) goto bad; break;
-		case 'e':
-			if (*optarg < '0' || *optarg > '9')
-				goto bad;
-			o.expect = strtoull(optarg, &end, 10);
-			if (*end)
-				goto bad;
-			break;
-		case 'c': cap = strtoul(optarg, &end, 10); if (*end || !cap || *optarg == '-') goto bad; break;
-		case 'E': o.every = strtod(optarg, &end); if (*end || !(o.every >= 0)) goto bad; break;
+		case 'd': if (seconds(optarg, &o.duration)) goto bad; break;
+		case 'I': if (seconds(optarg, &o.idle)) goto bad; break;
+		/* Sequence numbers are 32 bits: a run is at most 2^32 frames. */
+		case 'e': if (count_of(optarg, 0, UINT64_C(1) << 32, &o.expect)) goto bad; break;
+		case 'c': if (count_of(optarg, 1, CAPTURE_MAX, &cap)) goto bad; break;
+		case 'E': if (seconds(optarg, &o.every)) goto bad; break;
 		case 'v': verify = 1; break;
 		case 'L': latency = 1; break;
 		case 'h': usage(stdout); return 0;
@@ -226,7 +244,9 @@ int main(int argc, char **argv)
 		return sink_latency(ifname, &o);
 	return verify ? sink_verify(ifname, &o) : count(ifname, &o);
 bad:
-	fprintf(stderr, "hdp-sink: bad value '%s' for --%s\n", optarg, opts[idx].name);
+	fprintf(stderr, "hdp-sink: bad value '%s' for --%s: %s\n", optarg, opts[idx].name,
+		strchr("dIE", opt) ? "expected seconds, 0 or more" :
+		opt == 'e' ? "expected frames, 0 to 4294967296" : "expected frames, 1 to 1000000");
 	usage(stderr);
 	return 2;
 }

@@ -49,6 +49,8 @@
 #define HDP_FWD_CHAIN_MAX	18
 #define HDP_FWD_MTU_OVERHEAD	18
 #define HDP_FWD_MAX_FRAME_MAX	(65535 + HDP_FWD_MTU_OVERHEAD)
+/* The least MTU an interface takes (IPv4's 68): max_frame below would ask for less. */
+#define HDP_FWD_MAX_FRAME_MIN	(68 + HDP_FWD_MTU_OVERHEAD)
 
 enum hdp_fwd_mode {
 	HDP_FWD_IO = 0,		/* forward untouched */
@@ -270,6 +272,12 @@ static inline uint32_t hdp_fwd_frames_for(uint32_t bytes, uint32_t frame_size)
 	uint32_t room = hdp_fwd_frame_room(frame_size);
 
 	return bytes ? (bytes + room - 1) / room : 1;
+}
+
+/* The longest packet a chain of frames of @frame_size carries (the kernel's limit). */
+static inline uint32_t hdp_fwd_chain_bytes(uint32_t frame_size)
+{
+	return HDP_FWD_CHAIN_MAX * hdp_fwd_frame_room(frame_size);
 }
 
 /* max_frame as it reads: "auto", or the bytes. */

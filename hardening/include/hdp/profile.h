@@ -150,9 +150,12 @@ struct hdp_harden_config {
 	/*
 	 * Pools the application declared; per-pool keys must name one, unless
 	 * any_pool: pools are created later by someone else (DPDK), so any
-	 * valid name is taken at its word.
+	 * valid name is taken at its word. fixed_pools: every pool the
+	 * application has is declared already, so a [pool:NAME] section must
+	 * name one of them (without it, a section declares its pool).
 	 */
 	bool any_pool;
+	bool fixed_pools;
 	unsigned nknown;
 	char known[HDP_PROFILE_POOLS_MAX][32];
 };
@@ -182,7 +185,8 @@ void hdp_harden_config_init(struct hdp_harden_config *cfg);
 
 /*
  * Declare a pool name that per-pool keys may refer to. [pool:NAME] sections
- * declare their pool too. 0, -EINVAL (bad name) or -ENOSPC.
+ * declare their pool too. 0, -EINVAL (bad name), -ENOSPC, or -ENOENT (a
+ * name not declared before, once fixed_pools is set).
  */
 int hdp_harden_config_declare(struct hdp_harden_config *cfg, const char *pool);
 
