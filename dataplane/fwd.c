@@ -88,22 +88,25 @@ static void no_multi_buffer(const struct hdp_fwd *f, const struct fwd_port *p, u
 	uint32_t room = hdp_fwd_frame_room(f->cfg->frame_size);
 	uint32_t max_frame = hdp_fwd_port_max_frame(f->cfg, i);
 	const struct hdp_port_cfg *need = &f->cfg->ports[i];
-	char lower[64] = "";
+	char fix[96];
 
-	/* What sets the frame is what to lower: max_frame (with the MTUs), or the MTU. */
+	/* What sets the frame is what to lower: max_frame (the MTUs follow), or the MTU. */
 	if (f->cfg->max_frame)
-		snprintf(lower, sizeof(lower), "max_frame to %u and ", room);
+		snprintf(fix, sizeof(fix), "max_frame to %u (every MTU then %u at most)", room,
+			 room - HDP_FWD_MTU_OVERHEAD);
+	else
+		snprintf(fix, sizeof(fix), "the MTU to %u", room - HDP_FWD_MTU_OVERHEAD);
 	hdp_log(HDP_LOG_ERR, "port %s:%u: frames of up to %u bytes (%s) take chains of %u "
 		"frames of %u bytes, and the socket%s%s cannot be bound for multi-buffer AF_XDP "
-		"(XDP_USE_SG): %s (%s). The largest frame one frame takes is %u bytes: lower %s"
-		"the MTU to %u%s", need->ifname, need->queue, max_frame,
+		"(XDP_USE_SG): %s (%s). The largest frame one frame takes is %u bytes: lower %s%s",
+		need->ifname, need->queue, max_frame,
 		f->cfg->max_frame ? "max_frame" : "the MTUs of the interface and its peer",
 		hdp_fwd_frames_for(max_frame, f->cfg->frame_size), f->cfg->frame_size,
 		i == (unsigned)(p - f->ports) ? "" : " sharing its UMEM on ",
 		i == (unsigned)(p - f->ports) ? "" : p->cfg.ifname,
 		strerror(-err), err == -EOPNOTSUPP ? "the driver cannot in zero copy: "
 		"zero_copy = off" : "it came with Linux 6.6", room,
-		lower, room - HDP_FWD_MTU_OVERHEAD, f->cfg->frame_size == 2048 &&
+		fix, f->cfg->frame_size == 2048 &&
 		max_frame <= hdp_fwd_frame_room(4096) ? ", or set frame_size = 4096" : "");
 }
 

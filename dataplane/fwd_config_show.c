@@ -213,11 +213,17 @@ static void show_pool(const struct hdp_fwd_cfg *c, const char *name, struct ini_
 		     excluded & HDP_KEY_INIT_ON_FREE ? " init_on_free" : "",
 		     excluded & HDP_KEY_INIT_CHECK ? " init_check" : "", why);
 	/* head narrows the check of a used wipe; any other is read all (core.c). */
-	if (p.init_check && p.init_check_extent == HDP_CHECK_EXTENT_HEAD &&
-	    p.init_on_free != HDP_INIT_FREE_USED)
-		note(o, "; init_check_extent = head does nothing here: it narrows the check of "
-		     "an init_on_free = used wipe, and this pool's init_on_free is %s",
-		     p.init_on_free == HDP_INIT_FREE_ON ? "on (checked whole)" : "off");
+	if (!(excluded & HDP_KEY_INIT_CHECK) && p.init_check &&
+	    p.init_check_extent == HDP_CHECK_EXTENT_HEAD) {
+		enum hdp_init_free wipe = excluded & HDP_KEY_INIT_ON_FREE ? HDP_INIT_FREE_OFF
+									 : p.init_on_free;
+
+		if (wipe != HDP_INIT_FREE_USED)
+			note(o, "; init_check_extent = head does nothing here: it narrows the "
+			     "check of an init_on_free = used wipe, and this pool's init_on_free "
+			     "is %s", wipe == HDP_INIT_FREE_ON ? "on (checked whole)" :
+			     "off in effect (nothing wiped, so nothing checked)");
+	}
 }
 
 void hdp_fwd_cfg_exclude_text(const struct hdp_fwd_cfg *c, char *buf, size_t len)

@@ -248,7 +248,9 @@ static int check_intake(const struct hdp_fwd_cfg *cfg, const struct hdp_port_cfg
 static int check_sizes(const struct hdp_fwd_cfg *cfg)
 {
 	uint32_t most = hdp_fwd_chain_bytes(cfg->frame_size), mtu, in;
-	int errors = check_max_frame(cfg) != 0, ret;
+	/* A max_frame refused on its own changes anyway: nothing more to say of it. */
+	bool max_frame_ok = cfg->max_frame <= most;
+	int errors = 0, ret;
 
 	for (unsigned i = 0; i < cfg->nports; i++) {
 		const struct hdp_port_cfg *p = &cfg->ports[i];
@@ -263,7 +265,7 @@ static int check_sizes(const struct hdp_fwd_cfg *cfg)
 		}
 		in = mtu + HDP_FWD_MTU_OVERHEAD;
 		if (cfg->max_frame && in > cfg->max_frame) {
-			errors += check_intake(cfg, p, mtu) != 0;
+			errors += max_frame_ok && check_intake(cfg, p, mtu) != 0;
 			continue;
 		}
 		/* With max_frame, check_max_frame judged the chain. */
@@ -272,8 +274,9 @@ static int check_sizes(const struct hdp_fwd_cfg *cfg)
 		errors += hdp_fwd_port_refuse(p, "interface %s has MTU %u: frames of up to %u "
 			"bytes take chains of %u frames of %u bytes (%u of a packet each), and the "
 			"kernel sends at most %u; the largest frame it can take is %u bytes: lower "
-			"the MTU to %u%s", p->ifname, mtu, in, hdp_fwd_frames_for(in, cfg->frame_size),
-			cfg->frame_size, hdp_fwd_frame_room(cfg->frame_size), HDP_FWD_CHAIN_MAX, most,
+			"the MTU to %u%s", p->ifname, mtu, in,
+			hdp_fwd_frames_for(in, cfg->frame_size), cfg->frame_size,
+			hdp_fwd_frame_room(cfg->frame_size), HDP_FWD_CHAIN_MAX, most,
 			most - HDP_FWD_MTU_OVERHEAD, or_larger_frames(cfg, in)) != 0;
 	}
 	errors += check_peer_mtus(cfg);
@@ -305,6 +308,8 @@ int hdp_fwd_preflight(struct hdp_fwd_cfg *cfg, bool dpdk, bool keep_caps)
 	if (dpdk) {
 		errors += check_dpdk_ports(cfg) != 0;
 	} else {
+		/* Of no interface: said even when the interfaces cannot be judged. */
+		errors += check_max_frame(cfg) != 0;
 		if (hdp_fwd_cfg_expand_queues(cfg) == 0) {
 			warn_frames(cfg);
 			errors += check_sizes(cfg) != 0;

@@ -47,15 +47,19 @@ struct ini_ctx {
 /* A section for a pool the application does not have: say which it has. */
 static void unknown_pool(const struct ini_ctx *c, const char *section)
 {
-	char names[256];
-	size_t used = 0;
+	char names[256] = "default";
+	size_t used = strlen(names);
 
-	names[0] = '\0';
-	for (unsigned i = 0; i < c->cfg->nknown && used < sizeof(names); i++)
-		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
-					 i ? ", " : "", c->cfg->known[i]);
-	hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: no pool is called '%s' (the pools: default, "
-		"%s)", c->path, c->line, section, section + 5, names);
+	for (unsigned i = 0; i < c->cfg->nknown; i++) {
+		/* Room for ", NAME" and for ", ..." after it, or the list stops there. */
+		if (used + strlen(c->cfg->known[i]) + 8 > sizeof(names)) {
+			strcpy(names + used, ", ...");
+			break;
+		}
+		used += (size_t)sprintf(names + used, ", %s", c->cfg->known[i]);
+	}
+	hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: no pool is called '%s' (the pools: %s)",
+		c->path, c->line, section, section + 5, names);
 }
 
 /*
@@ -68,10 +72,13 @@ static void section_opens(struct ini_ctx *c, const char *section)
 	int ret = 0;
 
 	if (strncmp(section, "pool:", 5) == 0) {
-		ret = strcmp(section + 5, "default") ? hdp_harden_config_declare(c->cfg, section + 5)
-						      : 0;
+		if (strcmp(section + 5, "default"))
+			ret = hdp_harden_config_declare(c->cfg, section + 5);
 		if (ret == -ENOENT)
 			unknown_pool(c, section);
+		else if (ret == -ENOSPC)
+			hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: too many pools (%d at most)",
+				c->path, c->line, section, HDP_PROFILE_POOLS_MAX);
 		else if (ret)
 			hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: '%s' is not a valid pool name",
 				c->path, c->line, section, section + 5);

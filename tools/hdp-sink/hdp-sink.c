@@ -174,7 +174,7 @@ static void usage(FILE *f)
 		"  --every S     print the count every S seconds\n");
 }
 
-/* A value of seconds: a plain decimal, 0 or more; 0 (not set) means no limit. */
+/* Seconds, 0 to 1e9, as strtod reads them; 0 (or not given) means no limit. */
 static int seconds(const char *v, double *out)
 {
 	char *end;
@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 	return verify ? sink_verify(ifname, &o) : count(ifname, &o);
 bad:
 	fprintf(stderr, "hdp-sink: bad value '%s' for --%s: %s\n", optarg, opts[idx].name,
-		strchr("dIE", opt) ? "expected seconds, 0 or more" :
+		strchr("dIE", opt) ? "expected seconds, 0 to 1000000000" :
 		opt == 'e' ? "expected frames, 0 to 4294967296" : "expected frames, 1 to 1000000");
 	usage(stderr);
 	return 2;
