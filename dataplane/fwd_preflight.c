@@ -193,6 +193,16 @@ static int check_peer_mtus(const struct hdp_fwd_cfg *cfg)
 	return errors;
 }
 
+/* "take chains of N frames of S bytes (R of a packet each), and the kernel sends at most 18". */
+static const char *chain_text(const struct hdp_fwd_cfg *cfg, uint32_t bytes, char *buf,
+			      size_t len)
+{
+	snprintf(buf, len, "take chains of %u frames of %u bytes (%u of a packet each), and the "
+		 "kernel sends at most %u", hdp_fwd_frames_for(bytes, cfg->frame_size),
+		 cfg->frame_size, hdp_fwd_frame_room(cfg->frame_size), HDP_FWD_CHAIN_MAX);
+	return buf;
+}
+
 /* ", or set frame_size = 4096" where 4096-byte frames would carry @bytes, or "". */
 static const char *or_larger_frames(const struct hdp_fwd_cfg *cfg, uint32_t bytes)
 {
@@ -207,14 +217,13 @@ static const char *or_larger_frames(const struct hdp_fwd_cfg *cfg, uint32_t byte
 static int check_max_frame(const struct hdp_fwd_cfg *cfg)
 {
 	uint32_t most = hdp_fwd_chain_bytes(cfg->frame_size);
+	char chains[128];
 
 	if (!cfg->max_frame || cfg->max_frame <= most)
 		return 0;
-	return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_MAX_FRAME, "frames of %u bytes take chains "
-		"of %u frames of %u bytes (%u of a packet each), and the kernel sends at most "
-		"%u: the largest frame hdp-fwd can carry is %u bytes: lower max_frame to %u%s",
-		cfg->max_frame, hdp_fwd_frames_for(cfg->max_frame, cfg->frame_size),
-		cfg->frame_size, hdp_fwd_frame_room(cfg->frame_size), HDP_FWD_CHAIN_MAX, most,
+	return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_MAX_FRAME, "frames of %u bytes %s: the "
+		"largest frame hdp-fwd can carry is %u bytes: lower max_frame to %u%s",
+		cfg->max_frame, chain_text(cfg, cfg->max_frame, chains, sizeof(chains)), most,
 		most, or_larger_frames(cfg, cfg->max_frame));
 }
 
@@ -251,6 +260,7 @@ static int check_sizes(const struct hdp_fwd_cfg *cfg)
 	/* A max_frame refused on its own changes anyway: nothing more to say of it. */
 	bool max_frame_ok = cfg->max_frame <= most;
 	int errors = 0, ret;
+	char chains[128];
 
 	for (unsigned i = 0; i < cfg->nports; i++) {
 		const struct hdp_port_cfg *p = &cfg->ports[i];
@@ -272,12 +282,9 @@ static int check_sizes(const struct hdp_fwd_cfg *cfg)
 		if (cfg->max_frame || in <= most)
 			continue;
 		errors += hdp_fwd_port_refuse(p, "interface %s has MTU %u: frames of up to %u "
-			"bytes take chains of %u frames of %u bytes (%u of a packet each), and the "
-			"kernel sends at most %u; the largest frame it can take is %u bytes: lower "
-			"the MTU to %u%s", p->ifname, mtu, in,
-			hdp_fwd_frames_for(in, cfg->frame_size), cfg->frame_size,
-			hdp_fwd_frame_room(cfg->frame_size), HDP_FWD_CHAIN_MAX, most,
-			most - HDP_FWD_MTU_OVERHEAD, or_larger_frames(cfg, in)) != 0;
+			"bytes %s; the largest frame it can take is %u bytes: lower the MTU to "
+			"%u%s", p->ifname, mtu, in, chain_text(cfg, in, chains, sizeof(chains)),
+			most, most - HDP_FWD_MTU_OVERHEAD, or_larger_frames(cfg, in)) != 0;
 	}
 	errors += check_peer_mtus(cfg);
 	return errors ? -EINVAL : 0;

@@ -13,6 +13,7 @@
  * at a time with its send time written into it just before the send, for
  * hdp-bench latency (hdp-sink --latency reads it).
  */
+#include "count.h"
 #include "frame.h"
 #include "pace.h"
 #include "sizes.h"
@@ -21,7 +22,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <signal.h>
@@ -96,20 +96,9 @@ static int check_mtu(int fd, const char *ifname, const struct hdp_gen_sizes *siz
 	return 2;
 }
 
-static int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *v)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	return *end || errno || *v < min || *v > max ? -1 : 0;
-}
-
 /* Spoil what --corrupt and --truncate ask for; returns the length to send. */
-static unsigned spoil(uint8_t *f, unsigned len, uint64_t seq, unsigned long corrupt,
-		      unsigned long truncate)
+static unsigned spoil(uint8_t *f, unsigned len, uint64_t seq, uint64_t corrupt,
+		      uint64_t truncate)
 {
 	if (corrupt && (seq + 1) % corrupt == 0)
 		f[len - 1] ^= 0x01;
@@ -140,7 +129,7 @@ int main(int argc, char **argv)
 	static uint8_t frames[BATCH][HDP_GEN_FRAME_MAX];
 	uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x02 }, src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	const char *ifname = NULL;
-	unsigned long count = 1000, rate = 0, flows = 1, corrupt = 0, truncate = 0;
+	uint64_t count = 1000, rate = 0, flows = 1, corrupt = 0, truncate = 0;
 	uint64_t sent = 0;	/* 64 bits where long is 32: pacing past 2^32 frames */
 	unsigned long long bytes = 0;
 	struct hdp_gen_sizes sizes = { .min = 60, .max = 60 };
@@ -158,7 +147,7 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'i': ifname = optarg; break;
 		case 'n':
-			if (parse_ulong(optarg, 0, ULONG_MAX, &count))
+			if (hdp_gen_parse_count(optarg, 0, UINT64_MAX, &count))
 				goto bad;
 			break;
 		case 's':
@@ -166,11 +155,11 @@ int main(int argc, char **argv)
 				goto bad;
 			break;
 		case 'r':
-			if (parse_ulong(optarg, 0, ULONG_MAX, &rate))
+			if (hdp_gen_parse_count(optarg, 0, UINT64_MAX, &rate))
 				goto bad;
 			break;
 		case 'f':
-			if (parse_ulong(optarg, 1, HDP_GEN_FLOWS_MAX, &flows))
+			if (hdp_gen_parse_count(optarg, 1, HDP_GEN_FLOWS_MAX, &flows))
 				goto bad;
 			break;
 		case 'd':
@@ -183,11 +172,11 @@ int main(int argc, char **argv)
 			src_given = true;
 			break;
 		case 'c':
-			if (parse_ulong(optarg, 1, ULONG_MAX, &corrupt))
+			if (hdp_gen_parse_count(optarg, 1, UINT64_MAX, &corrupt))
 				goto bad;
 			break;
 		case 't':
-			if (parse_ulong(optarg, 1, ULONG_MAX, &truncate))
+			if (hdp_gen_parse_count(optarg, 1, UINT64_MAX, &truncate))
 				goto bad;
 			break;
 		case 'T': stamp = true; break;

@@ -6,6 +6,7 @@
  * for byte (--verify, verify.c), or captures the first frames with
  * AF_PACKET so tests can look at them.
  */
+#include "count.h"
 #include "sink.h"
 
 #include <hdp/xdp_prog.h>
@@ -184,18 +185,6 @@ static int seconds(const char *v, double *out)
 	return !*v || *end || errno || !(*out >= 0) || *out > 1e9 ? -1 : 0;
 }
 
-/* A count of frames from @lo to @hi, digits only. */
-static int count_of(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-
-	if (*v < '0' || *v > '9')
-		return -1;
-	errno = 0;
-	*out = strtoull(v, &end, 10);
-	return *end || errno || *out < lo || *out > hi ? -1 : 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -221,8 +210,8 @@ int main(int argc, char **argv)
 		case 'd': if (seconds(optarg, &o.duration)) goto bad; break;
 		case 'I': if (seconds(optarg, &o.idle)) goto bad; break;
 		/* Sequence numbers are 32 bits: a run is at most 2^32 frames. */
-		case 'e': if (count_of(optarg, 0, UINT64_C(1) << 32, &o.expect)) goto bad; break;
-		case 'c': if (count_of(optarg, 1, CAPTURE_MAX, &cap)) goto bad; break;
+		case 'e': if (hdp_gen_parse_count(optarg, 0, UINT64_C(1) << 32, &o.expect)) goto bad; break;
+		case 'c': if (hdp_gen_parse_count(optarg, 1, CAPTURE_MAX, &cap)) goto bad; break;
 		case 'E': if (seconds(optarg, &o.every)) goto bad; break;
 		case 'v': verify = 1; break;
 		case 'L': latency = 1; break;
