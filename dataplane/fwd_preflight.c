@@ -238,9 +238,10 @@ static int check_intake(const struct hdp_fwd_cfg *cfg, const struct hdp_port_cfg
 	uint32_t in = mtu + HDP_FWD_MTU_OVERHEAD, low = cfg->max_frame - HDP_FWD_MTU_OVERHEAD;
 	char raise[96] = "";
 
-	if (in <= hdp_fwd_chain_bytes(cfg->frame_size))
+	/* An MTU past 65535 (lo's 65536) lets in more than max_frame takes: no raise. */
+	if (in <= HDP_FWD_MAX_FRAME_MAX && in <= hdp_fwd_chain_bytes(cfg->frame_size))
 		snprintf(raise, sizeof(raise), " or raise max_frame to %u", in);
-	else if (*or_larger_frames(cfg, in))
+	else if (in <= HDP_FWD_MAX_FRAME_MAX && *or_larger_frames(cfg, in))
 		snprintf(raise, sizeof(raise), " or raise max_frame to %u and set frame_size = "
 			 "4096", in);
 	return hdp_fwd_cfg_refuse(cfg, HDP_FWD_KEY_MAX_FRAME, "interface %s has MTU %u and lets "

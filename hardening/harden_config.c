@@ -156,7 +156,8 @@ int hdp_harden_config_set(struct hdp_harden_config *cfg, bool from_string,
 	if (pool && !is_known(cfg, pool) &&
 	    !(cfg->any_pool && hdp_harden_config_declare(cfg, pool) == 0)) {
 		config_error(from_string, source, line, pool, key, value,
-			     "no pool is called '%s'", pool);
+			     "no pool is called '%s'%s", pool, strcmp(pool, "default") ? "" :
+			     " (a key for every pool is given alone: KEY=VALUE)");
 		return -EINVAL;
 	}
 	p = pool ? layer_pool(l, pool, true) : &l->all;

@@ -51,7 +51,8 @@ static void usage(FILE *f)
 		"usage: hdp-gen --iface IF [--count N] [--size BYTES|MIN-MAX|imix] [--rate PPS]\n"
 		"               [--flows N] [--dst-mac MAC] [--src-mac MAC]\n"
 		"               [--corrupt K] [--truncate K] [--stamp]\n"
-		"  --count N      frames to send (default 1000; 0: until SIGINT)\n"
+		"  --count N      frames to send (default 1000, at most 4294967296; 0: until\n"
+		"                 SIGINT)\n"
 		"  --size BYTES   frame length without FCS, 14..9014 (default 60; below\n"
 		"                 60 makes runts; 9014 is a full frame at MTU 9000); the\n"
 		"                 interface's MTU must carry it (exit 2 if not)\n"
@@ -147,7 +148,8 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'i': ifname = optarg; break;
 		case 'n':
-			if (hdp_gen_parse_count(optarg, 0, UINT64_MAX, &count))
+			/* Sequence numbers are 32 bits: a counted run is at most 2^32 frames. */
+			if (hdp_gen_parse_count(optarg, 0, UINT64_C(1) << 32, &count))
 				goto bad;
 			break;
 		case 's':

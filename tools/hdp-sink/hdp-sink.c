@@ -175,14 +175,18 @@ static void usage(FILE *f)
 		"  --every S     print the count every S seconds\n");
 }
 
-/* Seconds, 0 to 1e9, as strtod reads them; 0 (or not given) means no limit. */
+/*
+ * Seconds, 0 to 1e9, a decimal (an exponent allowed; no sign, space, hex,
+ * nan or inf); 0 (or not given) means no limit. Too small to hold is 0.
+ */
 static int seconds(const char *v, double *out)
 {
 	char *end;
 
-	errno = 0;
+	if (!((*v >= '0' && *v <= '9') || *v == '.') || strpbrk(v, "xX"))
+		return -1;
 	*out = strtod(v, &end);
-	return !*v || *end || errno || !(*out >= 0) || *out > 1e9 ? -1 : 0;
+	return *end || !(*out >= 0) || *out > 1e9 ? -1 : 0;
 }
 
 int main(int argc, char **argv)
