@@ -428,6 +428,22 @@ static struct rte_mempool *make_pool(const struct dpdk_fwd *d)
 					      (int)rte_socket_id(), HDP_DPDK_OPS_NAME);
 }
 
+/*
+ * net_af_xdp puts the mbufs on its fill ring, and the kernel may write one
+ * past what its data_len will say (hdp_dpdk_pool_lent_to_kernel): the pool
+ * hears it before any queue takes an mbuf.
+ */
+static void lend_to_kernel(struct dpdk_fwd *d)
+{
+	for (unsigned i = 0; i < d->cfg->nports; i++) {
+		struct rte_eth_dev_info info;
+
+		if (rte_eth_dev_info_get(d->port_id[i], &info) == 0 && info.driver_name &&
+		    strcmp(info.driver_name, "net_af_xdp") == 0)
+			d->lent_to_kernel = hdp_dpdk_pool_lent_to_kernel(d->mp) == 0;
+	}
+}
+
 static int start(struct dpdk_fwd *d, unsigned *started)
 {
 	struct hdp_ctl_source src;
@@ -461,13 +477,15 @@ static void announce(const struct dpdk_fwd *d)
 
 	hdp_dpdk_pool_stats_get(d->mp, &st);
 	printf("hdp-fwd: mode %s, %u DPDK ports with %u queue pair%s each, %u worker%s, pool %s "
-	       "of %u mbufs of %u bytes (hdp driver, %s, quarantine %u deep)%s%s\n",
+	       "of %u mbufs of %u bytes (hdp driver, %s, quarantine %u deep%s)%s%s\n",
 	       hdp_fwd_mode_name(d->cfg->mode),
 	       d->cfg->nports, d->nqueues, d->nqueues == 1 ? "" : "s", d->nworkers,
 	       d->nworkers == 1 ? "" : "s", d->mp->name, d->mp->size,
 	       d->data_room - RTE_PKTMBUF_HEADROOM,
 	       d->cfg->mbuf_cache ? "per-lcore cache: frees wiped by hdp-fwd before it" : "no cache",
 	       st.quarantine_depth,
+	       d->lent_to_kernel ? ", extents the whole data room: net_af_xdp lends them to "
+	       "the kernel" : "",
 	       d->ctl ? ", control socket " : "", d->ctl ? d->cfg->ctl_path : "");
 	for (unsigned i = 0; i < d->cfg->nports; i++)
 		printf("  %s -> %s: %s\n", d->cfg->ports[i].ifname,
@@ -529,6 +547,7 @@ int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 		ret = 1;
 		goto out;
 	}
+	lend_to_kernel(&d);
 	d.start = now_s();
 	ret = start(&d, &started);
 	if (ret)

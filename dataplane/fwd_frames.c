@@ -57,7 +57,8 @@ void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n)
 /*
  * Top up a port's fill ring with up to @n frames from the pool, never past
  * its target: a port that receives nothing would otherwise soak up every
- * frame that comes home, and starve the ports that do receive.
+ * frame that comes home, and starve the ports that do receive. In copy
+ * mode never past its RX ring either, counting what it holds already.
  */
 unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
 {
@@ -77,6 +78,12 @@ unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
 		n = queued >= p->fill_target ? 0
 		    : n < p->fill_target - queued ? n : p->fill_target - queued;
 	}
+	if (!p->zerocopy) {
+		/* Copy mode: no more lent than its RX ring holds (fwd_port.lent). */
+		uint32_t room = p->lent < p->rx.size ? p->rx.size - p->lent : 0;
+
+		n = n < room ? n : room;
+	}
 	if (!n)
 		return 0;
 	got = fwd_frames_alloc(f, addrs, n);
@@ -94,6 +101,7 @@ unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
 	for (unsigned i = 0; i < got; i++)
 		*xsk_ring_prod__fill_addr(&p->fill, idx + i) = addrs[i];
 	xsk_ring_prod__submit(&p->fill, got);
+	p->lent += got;
 	return got;
 }
 

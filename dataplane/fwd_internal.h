@@ -38,6 +38,15 @@ struct fwd_port {
 	const char *xdp_mode;		/* hdp_xdp_attach_mode(), once set up */
 	int busy_error;			/* busy polling refused on the socket */
 	uint32_t fill_target;		/* frames this port's fill ring may hold */
+	/*
+	 * Frames lent to the kernel: in the fill ring, in the kernel's hands,
+	 * or on the RX ring not yet released. In copy mode never more than
+	 * the RX ring holds (fwd_fill): the kernel copies a packet into a
+	 * frame before it looks for room on the RX ring, and when there is
+	 * none it keeps the frame, written, for its next packet, which may be
+	 * shorter. Its RX descriptor would then not say where the kernel wrote.
+	 */
+	uint32_t lent;
 	/* The packet being gathered from the RX ring, when it is a chain. */
 	struct hdp_fwd_chain chain;
 	struct hdp_port_stats stats HDP_CACHE_ALIGNED;

@@ -188,6 +188,8 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 		b.good[b.ngood++] = desc;
 	}
 	xsk_ring_cons__release(&in->rx, n);
+	/* Each descriptor a frame lent (one that names another is refused, and counted). */
+	in->lent -= n < in->lent ? n : in->lent;
 	count_rx(f, in, n, &b);
 	send_burst(f, out, &b);
 	if (out->tx_outstanding)

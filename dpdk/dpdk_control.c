@@ -55,3 +55,13 @@ int hdp_dpdk_pool_set(struct rte_mempool *mp, const char *key, const char *value
 		hdp_strbuf_printf(&w, "%s", strerror(-ret));
 	return ret;
 }
+
+int hdp_dpdk_pool_lent_to_kernel(struct rte_mempool *mp)
+{
+	struct hdp_dpdk_pool *pd = hdp_dpdk_pool_of(mp);
+
+	if (!pd)
+		return -ENOENT;
+	pd->lent_to_kernel = true;
+	return 0;
+}

@@ -43,6 +43,7 @@ struct hdp_dpdk_pool {
 	uint32_t span_slots;		/* and its slots (0: not spanned) */
 	uint32_t *starts;		/* per slot: where in it that object's area starts */
 	bool is_mbuf;
+	bool lent_to_kernel;		/* written past data_len (hdp_dpdk_pool_lent_to_kernel) */
 	uint32_t reuse_depth;		/* of every lcore's queue (0: none): its quarantine */
 	uint32_t populated;
 	size_t area_off;		/* hardened area: offset in the element */
@@ -110,7 +111,9 @@ static inline void hdp_dpdk_lcore_put(struct hdp_dpdk_pool *pd, unsigned lcore)
  * chain (a jumbo frame) has its own data_off and data_len, so each is
  * wiped as far as its own data went. A trim leaves written bytes past the
  * end: applications that trim want init_on_free=on and redzone off
- * (docs/DPDK.md). The driver's frees and hdp's wrappers use this one.
+ * (docs/DPDK.md). Mbufs lent to a kernel (net_af_xdp) hold what it wrote
+ * past data_len: all of the room. The driver's frees and hdp's wrappers
+ * use this one.
  */
 static inline struct hdp_extent hdp_dpdk_mbuf_extent(const struct hdp_dpdk_pool *pd,
 						     const void *obj)
@@ -118,7 +121,7 @@ static inline struct hdp_extent hdp_dpdk_mbuf_extent(const struct hdp_dpdk_pool 
 	const struct rte_mbuf *m = obj;
 	uint32_t room = (uint32_t)pd->area_len, start, end;
 
-	if (!pd->is_mbuf || m->pool != pd->mp ||
+	if (!pd->is_mbuf || pd->lent_to_kernel || m->pool != pd->mp ||
 	    m->buf_addr != (const char *)obj + pd->area_off)
 		return (struct hdp_extent){ 0, room };
 	start = m->data_off < RTE_PKTMBUF_HEADROOM ? m->data_off : RTE_PKTMBUF_HEADROOM;

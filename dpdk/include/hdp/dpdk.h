@@ -107,4 +107,16 @@ HDP_DPDK_API int hdp_dpdk_pool_protections(const struct rte_mempool *mp, int jso
 HDP_DPDK_API int hdp_dpdk_pool_set(struct rte_mempool *mp, const char *key, const char *value,
 				   char *why, size_t why_len);
 
+/*
+ * @mp's mbufs are lent to a kernel that writes them where their data_len
+ * does not say: DPDK's net_af_xdp, whose fill ring they sit on. The kernel
+ * copies a packet into a buffer before it looks for room on the RX ring
+ * and, when there is none, keeps the written buffer for its next packet,
+ * perhaps a shorter one (with zero copy, the NIC writes where it likes).
+ * From then on init_on_free=used and redzone take the whole data room as
+ * an mbuf's extent. Call it before the port is set up (its queues take
+ * mbufs then). 0, or -ENOENT (not an hdp pool).
+ */
+HDP_DPDK_API int hdp_dpdk_pool_lent_to_kernel(struct rte_mempool *mp);
+
 #endif /* HDP_DPDK_H */
