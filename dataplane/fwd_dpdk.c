@@ -494,10 +494,21 @@ static void announce(const struct dpdk_fwd *d)
 	fflush(stdout);
 }
 
-/* Closed ports gave their queues' mbufs back; the caches count as in the pool. */
+/*
+ * Closed ports gave their queues' mbufs back; the caches count as in the
+ * pool. net_af_xdp does not: the mbufs on its fill rings are taken back.
+ */
 static int mbufs_back(struct dpdk_fwd *d, int ret)
 {
+	int kept = d->lent_to_kernel ? hdp_dpdk_pool_reclaim(d->mp) : 0;
 	unsigned avail = rte_mempool_avail_count(d->mp);
+
+	if (kept > 0)
+		printf("%d mbufs taken back from net_af_xdp, which keeps those on its fill rings "
+		       "when it closes; wiped whole\n", kept);
+	else if (kept < 0)
+		fprintf(stderr, "hdp-fwd: cannot take back the mbufs net_af_xdp kept: %s\n",
+			strerror(-kept));
 
 	if (avail != d->mp->size) {
 		fprintf(stderr, "hdp-fwd: %u mbufs did not come back to the pool\n",

@@ -4,7 +4,9 @@
  * written, freed and read back where they lie in the pool. Under
  * init_on_free a freed mbuf's data room is zero and its header intact; an
  * excluded pool keeps its bytes; bad frees are refused and counted; with a
- * cache, the hdp wrappers still wipe each mbuf; pointer tags are refused.
+ * cache, the hdp wrappers still wipe each mbuf; pointer tags are refused;
+ * mbufs lent to a kernel are wiped whole, and those a device kept are
+ * taken back.
  * Arguments, if any, are EAL's memory options (run-eal-modes passes each
  * mode: PA, VA, --in-memory, --legacy-mem, --no-huge); by default in
  * memory with the IOVA mode EAL picks. Needs root and hugepages (EAL);
@@ -149,6 +151,58 @@ static void single_frees_used(void)
 }
 
 /*
+ * Mbufs lent to a device (net_af_xdp's fill rings): written where no
+ * data_len says, so wiped whole once the pool is told; and those a device
+ * kept when it closed, taken back, not the ones in a cache.
+ */
+static void lent_and_kept(void)
+{
+	struct rte_mempool *lent = pool("lent_0", 0), *kept = pool("kept_0", 64), *other;
+	static struct rte_mbuf *all[4095];
+	struct rte_mbuf *m = NULL;
+	unsigned zero = 0;
+	int got;
+
+	/* Each mbuf once round: then its record says it was zero when handed out. */
+	if (lent && rte_pktmbuf_alloc_bulk(lent, all, lent->size) == 0) {
+		rte_pktmbuf_free_bulk(all, lent->size);
+		m = rte_pktmbuf_alloc(lent);
+	}
+	if (!kept || !m) {
+		for (int i = 0; i < 5; i++)
+			ok(false, "pools lent_0 and kept_0 made");
+		return;
+	}
+	ok(hdp_dpdk_pool_lent_to_kernel(lent) == 0, "a pool told its mbufs are lent to a kernel");
+	memset(m->buf_addr, 0xab, m->buf_len);	/* a longer packet, then a 60-byte one */
+	rte_pktmbuf_append(m, 60);
+	rte_pktmbuf_free(m);
+	ok(all_bytes(m, 0), "init_on_free=used then wipes the whole data room, not 60 bytes");
+
+	if (rte_pktmbuf_alloc_bulk(kept, all, 100) == 0) {
+		for (unsigned i = 0; i < 100; i++) {
+			memset(all[i]->buf_addr, 0xab, all[i]->buf_len);
+			rte_pktmbuf_append(all[i], 60);
+		}
+		rte_pktmbuf_free_bulk(all, 10);	/* into the lcore's cache */
+	}
+	got = hdp_dpdk_pool_reclaim(kept);
+	for (unsigned i = 10; i < 100; i++)
+		zero += all_bytes(all[i], 0);
+	ok(got == 90 && rte_mempool_avail_count(kept) == kept->size,
+	   "hdp_dpdk_pool_reclaim takes back the 90 mbufs kept, not the 10 in the cache");
+	ok(zero == 90, "each taken back wiped whole");
+	other = rte_pktmbuf_pool_create_by_ops("ring_0", 63, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0,
+					       "ring_mp_mc");
+	ok(hdp_dpdk_pool_reclaim(kept) == 0 && (!other || (hdp_dpdk_pool_reclaim(other) == -ENOENT &&
+							  hdp_dpdk_pool_lent_to_kernel(other) == -ENOENT)),
+	   "again: none; a pool of other ops: -ENOENT");
+	rte_mempool_free(other);
+	rte_mempool_free(lent);
+	rte_mempool_free(kept);
+}
+
+/*
  * An mbuf pool whose data lies in pinned external buffers, made with hdp's
  * ops as the process default (--mbuf-pool-ops-name, as testpmd's
  * --mp-alloc=xbuf would): refused, not hardened as plain objects, which
@@ -186,7 +240,8 @@ int main(int argc, char **argv)
 	}
 	setenv("HDP_HARDEN", "init_on_free=on,init_check=on,on_violation=report,"
 	       "init_exclude=keep_*,pool.tagged_0.tag=soft,"
-	       "pool.used_0.init_on_free=used,pool.used_0.redzone=on", 1);
+	       "pool.used_0.init_on_free=used,pool.used_0.redzone=on,"
+	       "pool.lent_0.init_on_free=used", 1);
 	if (argc == 1) {
 		eal[neal++] = "--in-memory";
 	}
@@ -196,7 +251,7 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP EAL cannot start here: %s\n", rte_strerror(rte_errno));
 		return 0;
 	}
-	printf("1..19\n");
+	printf("1..24\n");
 	hard = pool("hard_0", 0);
 	keep = pool("keep_0", 0);
 	cached = pool("cached_0", 64);
@@ -260,6 +315,7 @@ int main(int argc, char **argv)
 	   "a pool asking for pointer tags is not made");
 
 	single_frees_used();
+	lent_and_kept();
 	pinned_external_buffers_refused();
 
 	rte_mempool_free(hard);

@@ -119,4 +119,14 @@ HDP_DPDK_API int hdp_dpdk_pool_set(struct rte_mempool *mp, const char *key, cons
  */
 HDP_DPDK_API int hdp_dpdk_pool_lent_to_kernel(struct rte_mempool *mp);
 
+/*
+ * Take back every object of @mp that is in neither the pool nor an lcore's
+ * cache, wiped whole: for an application whose device keeps objects when
+ * it closes (net_af_xdp leaves the mbufs of its fill rings). Only when
+ * nothing else can hold or free one: every port closed, every lcore done.
+ * How many came back, or -ENOENT (not an hdp pool), -EAGAIN (not fully
+ * populated), -ENOMEM.
+ */
+HDP_DPDK_API int hdp_dpdk_pool_reclaim(struct rte_mempool *mp);
+
 #endif /* HDP_DPDK_H */
