@@ -23,8 +23,10 @@
 #include <hdp/log.h>
 #include <hdp/metrics_file.h>
 #include <hdp/strbuf.h>
+#include <hdp/xdp_keeper.h>
 
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,15 +435,35 @@ static struct rte_mempool *make_pool(const struct dpdk_fwd *d)
  * past what its data_len will say (hdp_dpdk_pool_lent_to_kernel): the pool
  * hears it before any queue takes an mbuf.
  */
+static bool is_af_xdp(uint16_t id, struct rte_eth_dev_info *info)
+{
+	return rte_eth_dev_info_get(id, info) == 0 && info->driver_name &&
+	       strcmp(info->driver_name, "net_af_xdp") == 0;
+}
+
 static void lend_to_kernel(struct dpdk_fwd *d)
 {
-	for (unsigned i = 0; i < d->cfg->nports; i++) {
-		struct rte_eth_dev_info info;
+	struct rte_eth_dev_info info;
 
-		if (rte_eth_dev_info_get(d->port_id[i], &info) == 0 && info.driver_name &&
-		    strcmp(info.driver_name, "net_af_xdp") == 0)
+	for (unsigned i = 0; i < d->cfg->nports; i++)
+		if (is_af_xdp(d->port_id[i], &info))
 			d->lent_to_kernel = hdp_dpdk_pool_lent_to_kernel(d->mp) == 0;
-	}
+}
+
+/*
+ * net_af_xdp attaches its XDP program without a link and detaches it at
+ * close, which takes the CAP_NET_ADMIN hdp-fwd drops: the keeper
+ * (hdp/xdp_keeper.h) detaches what is left, however hdp-fwd ends.
+ */
+static void keep_xdp_programs(struct dpdk_fwd *d)
+{
+	struct rte_eth_dev_info info;
+	char ifname[IF_NAMESIZE];
+
+	for (unsigned i = 0; i < d->cfg->nports; i++)
+		if (is_af_xdp(d->port_id[i], &info) && info.if_index &&
+		    if_indextoname(info.if_index, ifname))
+			hdp_xdp_keeper_note(d->hooks->xdp_keeper_fd, info.if_index, ifname);
 }
 
 static int start(struct dpdk_fwd *d, unsigned *started)
@@ -454,6 +476,7 @@ static int start(struct dpdk_fwd *d, unsigned *started)
 		if (ret)
 			return ret;
 	}
+	keep_xdp_programs(d);
 	spread_queues(d);
 	src = hdp_fwd_dpdk_ctl_source(d);
 	if (d->cfg->ctl_path[0] && !(d->ctl = hdp_ctl_open_source(d->cfg->ctl_path, &src)))

@@ -32,6 +32,7 @@ struct hdp_fwd_dpdk_hooks {
 		      struct hdp_fwd_cfg *next);
 	const char *config_file;		/* for messages; NULL: none */
 	bool drop_privileges;
+	int xdp_keeper_fd;			/* hdp/xdp_keeper.h, or -1 */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <hdp/log.h>
 #include <hdp/metrics_file.h>
 #include <hdp/protection.h>
+#include <hdp/xdp_keeper.h>
 
 #include <errno.h>
 #include <getopt.h>
@@ -541,8 +542,14 @@ int main(int argc, char **argv)
 			.reread = reread_dpdk, .config_file = config_file,
 			.drop_privileges = !keep_caps,
 		};
+		struct hdp_xdp_keeper keeper;
 
-		return dpdk_module.run(&cfg, eal_argc, eal_argv, &hooks);
+		/* Now, while hdp-fwd is one thread: EAL starts others. */
+		hdp_xdp_keeper_start(&keeper);
+		hooks.xdp_keeper_fd = keeper.fd;
+		ret = dpdk_module.run(&cfg, eal_argc, eal_argv, &hooks);
+		hdp_xdp_keeper_finish(&keeper);
+		return ret;
 	}
 
 	reserve_hugepages(&cfg);
