@@ -320,7 +320,7 @@ struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg)
 		return NULL;
 	f->cfg = cfg;
 	f->nports = cfg->nports;
-	f->keeper_fd = -1;
+	f->keeper.fd = -1;
 	atomic_init(&f->idle_spin_us, cfg->idle_spin_us);
 	if (cfg->busy_poll) {
 		ret = fwd_busy_keeper_start(f);

@@ -16,18 +16,16 @@
  */
 #include "fwd_internal.h"
 
+#include <hdp/keeper.h>
 #include <hdp/log.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef SO_INCOMING_NAPI_ID
@@ -111,21 +109,11 @@ static struct fwd_napi_saved *saved_for(struct hdp_fwd *f, const char *ifname)
 }
 
 /* The keeper: collect "IF SETTING VALUE" lines, put them back at EOF. */
-HDP_NORETURN static void keeper_main(int fd)
+static void keeper_main(int fd)
 {
 	static char buf[4096];
-	size_t got = 0;
-	ssize_t n;
+	size_t got = hdp_keeper_read_all(fd, buf, sizeof(buf));
 
-	/* Its parent's terminal and service manager signal the group: outlive them. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	prctl(PR_SET_NAME, "hdp-fwd-napi", 0, 0, 0);
-	while (got < sizeof(buf) - 1 &&
-	       ((n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0 || (n < 0 && errno == EINTR)))
-		got += n > 0 ? (size_t)n : 0;
-	buf[got] = '\0';
 	/* Last changed, first put back. */
 	for (char *line = buf + got; line > buf;) {
 		char ifname[IF_NAMESIZE], file[32];
@@ -139,34 +127,12 @@ HDP_NORETURN static void keeper_main(int fd)
 			hdp_log(HDP_LOG_WARN, "busy polling: cannot put %s of %s back to %ld",
 				file, ifname, value);
 	}
-	_exit(0);
 }
 
 /* Fork the keeper while the process is small: nothing mapped to copy. */
 int fwd_busy_keeper_start(struct hdp_fwd *f)
 {
-	int fds[2];
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		/* Nothing of the forwarder's: no socket, no program stays open here. */
-		if (dup2(fds[0], 3) < 0)
-			_exit(1);
-		close_range(4, ~0u, 0);
-		keeper_main(3);
-	}
-	close(fds[0]);
-	f->keeper_fd = fds[1];
-	f->keeper_pid = pid;
-	return 0;
+	return hdp_keeper_start(&f->keeper, "hdp-fwd-napi", keeper_main);
 }
 
 static void keeper_note(struct hdp_fwd *f, const char *ifname, const char *file, long old)
@@ -174,7 +140,7 @@ static void keeper_note(struct hdp_fwd *f, const char *ifname, const char *file,
 	char line[96];
 	int len = snprintf(line, sizeof(line), "%s %s %ld\n", ifname, file, old);
 
-	if (f->keeper_fd < 0 || write(f->keeper_fd, line, (size_t)len) != len)
+	if (f->keeper.fd < 0 || write(f->keeper.fd, line, (size_t)len) != len)
 		hdp_log(HDP_LOG_WARN, "busy polling: %s of %s will not be put back to %ld",
 			file, ifname, old);
 }
@@ -242,15 +208,7 @@ int fwd_busy_setup(struct hdp_fwd *f)
 
 void fwd_busy_restore(struct hdp_fwd *f)
 {
-	int status;
-
-	if (f->keeper_fd < 0)
-		return;
-	/* Closing the pipe is the keeper's signal; wait until it is done. */
-	close(f->keeper_fd);
-	f->keeper_fd = -1;
-	while (waitpid(f->keeper_pid, &status, 0) < 0 && errno == EINTR)
-		;
+	hdp_keeper_finish(&f->keeper);
 	f->nnapi = 0;
 }
 

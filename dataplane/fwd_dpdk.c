@@ -446,37 +446,58 @@ static void lend_to_kernel(struct dpdk_fwd *d)
 	struct rte_eth_dev_info info;
 
 	for (unsigned i = 0; i < d->cfg->nports; i++)
-		if (is_af_xdp(d->port_id[i], &info))
+		if (is_af_xdp(d->port_id[i], &info)) {
 			d->lent_to_kernel = hdp_dpdk_pool_lent_to_kernel(d->mp) == 0;
+			d->af_xdp_ports++;
+		}
+}
+
+/* The XDP program on port @i's interface, if it is a net_af_xdp port (else 0). */
+static unsigned xdp_program_of(const struct dpdk_fwd *d, unsigned i, unsigned *ifindex)
+{
+	struct rte_eth_dev_info info;
+	unsigned mode;
+
+	*ifindex = 0;
+	if (!is_af_xdp(d->port_id[i], &info) || !info.if_index)
+		return 0;
+	*ifindex = info.if_index;
+	return hdp_xdp_prog_on(info.if_index, &mode);
 }
 
 /*
  * net_af_xdp attaches its XDP program without a link and detaches it at
  * close, which takes the CAP_NET_ADMIN hdp-fwd drops: the keeper
- * (hdp/xdp_keeper.h) detaches what is left, however hdp-fwd ends.
+ * (hdp/xdp_keeper.h) is told the program port @i's start attached, to
+ * detach what is left however hdp-fwd ends.
  */
-static void keep_xdp_programs(struct dpdk_fwd *d)
+static void keep_xdp_program(const struct dpdk_fwd *d, unsigned i, unsigned before)
 {
-	struct rte_eth_dev_info info;
 	char ifname[IF_NAMESIZE];
+	unsigned ifindex;
 
-	for (unsigned i = 0; i < d->cfg->nports; i++)
-		if (is_af_xdp(d->port_id[i], &info) && info.if_index &&
-		    if_indextoname(info.if_index, ifname))
-			hdp_xdp_keeper_note(d->hooks->xdp_keeper_fd, info.if_index, ifname);
+	xdp_program_of(d, i, &ifindex);
+	if (ifindex && if_indextoname(ifindex, ifname))
+		hdp_xdp_keeper_note(d->hooks->xdp_keeper_fd, ifindex, ifname, before);
 }
 
 static int start(struct dpdk_fwd *d, unsigned *started)
 {
+	unsigned before[HDP_FWD_PORTS_MAX], ifindex;
 	struct hdp_ctl_source src;
 	int ret;
 
+	/* What ran on the interfaces before any port started. */
+	for (unsigned i = 0; i < d->cfg->nports; i++)
+		before[i] = xdp_program_of(d, i, &ifindex);
 	for (; *started < d->cfg->nports; (*started)++) {
 		ret = port_start(d, *started);
 		if (ret)
 			return ret;
+		keep_xdp_program(d, *started, before[*started]);
 	}
-	keep_xdp_programs(d);
+	/* Before the privileges go: nothing the keeper is told later counts. */
+	hdp_xdp_keeper_seal(d->hooks->xdp_keeper_fd);
 	spread_queues(d);
 	src = hdp_fwd_dpdk_ctl_source(d);
 	if (d->cfg->ctl_path[0] && !(d->ctl = hdp_ctl_open_source(d->cfg->ctl_path, &src)))
@@ -518,20 +539,33 @@ static void announce(const struct dpdk_fwd *d)
 }
 
 /*
+ * What net_af_xdp can keep at close, at most, per queue: its fill ring
+ * (twice libxdp's default ring of 2048) and its RX and TX rings. More
+ * missing than that is a leak of hdp-fwd's own.
+ */
+#define AF_XDP_KEPT_PER_QUEUE (2 * 2048 + 2 * DPDK_RING)
+
+/*
  * Closed ports gave their queues' mbufs back; the caches count as in the
- * pool. net_af_xdp does not: the mbufs on its fill rings are taken back.
+ * pool. net_af_xdp does not: the mbufs on its rings are taken back.
  */
 static int mbufs_back(struct dpdk_fwd *d, int ret)
 {
 	int kept = d->lent_to_kernel ? hdp_dpdk_pool_reclaim(d->mp) : 0;
 	unsigned avail = rte_mempool_avail_count(d->mp);
+	unsigned most = d->af_xdp_ports * d->nqueues * AF_XDP_KEPT_PER_QUEUE;
 
 	if (kept > 0)
-		printf("%d mbufs taken back from net_af_xdp, which keeps those on its fill rings "
-		       "when it closes; wiped whole\n", kept);
+		printf("%d mbufs taken back from net_af_xdp, which keeps those on its rings when "
+		       "it closes (at most %u here)\n", kept, most);
 	else if (kept < 0)
 		fprintf(stderr, "hdp-fwd: cannot take back the mbufs net_af_xdp kept: %s\n",
 			strerror(-kept));
+	if (kept > 0 && (unsigned)kept > most) {
+		fprintf(stderr, "hdp-fwd: %u mbufs more than net_af_xdp's rings hold did not come "
+			"back to the pool\n", (unsigned)kept - most);
+		return ret ? ret : 1;
+	}
 
 	if (avail != d->mp->size) {
 		fprintf(stderr, "hdp-fwd: %u mbufs did not come back to the pool\n",
@@ -600,6 +634,9 @@ stop_ports:
 	d.metrics = NULL;
 	hdp_ctl_close(d.ctl);
 	d.ctl = NULL;
+	/* And the port whose start failed half way: its queues may hold mbufs. */
+	if (ret && started < cfg->nports)
+		started++;
 	for (unsigned i = 0; i < started; i++) {
 		rte_eth_dev_stop(d.port_id[i]);
 		rte_eth_dev_close(d.port_id[i]);

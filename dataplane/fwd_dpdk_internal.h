@@ -72,6 +72,7 @@ struct dpdk_fwd {
 	struct dpdk_port_size size[HDP_FWD_PORTS_MAX];
 	uint16_t data_room;		/* of each mbuf, headroom included */
 	bool lent_to_kernel;		/* a port is net_af_xdp (hdp_dpdk_pool_lent_to_kernel) */
+	unsigned af_xdp_ports;		/* of them (what they may keep at close) */
 	unsigned nqueues;		/* per port */
 	unsigned nworkers;		/* one per lcore */
 	struct dpdk_worker *w;

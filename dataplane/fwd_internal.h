@@ -5,6 +5,7 @@
 
 #include <hdp/counter.h>
 #include <hdp/fwd.h>
+#include <hdp/keeper.h>
 #include <hdp/xdp_prog.h>
 
 #include <pthread.h>
@@ -111,8 +112,7 @@ struct hdp_fwd {
 	/* Busy polling: what was changed on each interface; its keeper. */
 	unsigned nnapi;
 	struct fwd_napi_saved napi_saved[HDP_FWD_PORTS_MAX];
-	int keeper_fd;			/* write end of the keeper's pipe, or -1 */
-	pid_t keeper_pid;
+	struct hdp_keeper keeper;	/* busy polling's (fd -1: none) */
 	/* Loopback rings (hdp_fwd_create_loopback): memory the "kernel" uses. */
 	void *loop_mem;
 };

@@ -80,7 +80,7 @@ struct hdp_fwd *hdp_fwd_create_loopback(struct hdp_fwd_cfg *cfg)
 		return NULL;
 	f->cfg = cfg;
 	f->nports = cfg->nports;
-	f->keeper_fd = -1;
+	f->keeper.fd = -1;
 	f->pool = hdp_pool_create(&(struct hdp_pool_params){
 		.name = HDP_FWD_UMEM_POOL, .obj_size = cfg->frame_size,
 		.obj_align = cfg->frame_size, .obj_count = cfg->frames,

@@ -542,13 +542,13 @@ int main(int argc, char **argv)
 			.reread = reread_dpdk, .config_file = config_file,
 			.drop_privileges = !keep_caps,
 		};
-		struct hdp_xdp_keeper keeper;
+		struct hdp_keeper keeper;
 
 		/* Now, while hdp-fwd is one thread: EAL starts others. */
 		hdp_xdp_keeper_start(&keeper);
 		hooks.xdp_keeper_fd = keeper.fd;
 		ret = dpdk_module.run(&cfg, eal_argc, eal_argv, &hooks);
-		hdp_xdp_keeper_finish(&keeper);
+		hdp_keeper_finish(&keeper);
 		return ret;
 	}
 

@@ -4,12 +4,14 @@
  * sockets with the mbufs of its fill rings still on them and never frees
  * them. Once nothing else can hold an object, those are the objects in
  * neither the ring, a reuse queue nor a cache: they go back through the
- * driver like any free, wiped whole, since the kernel may have written
- * any of them where no data_len says.
+ * driver like any free, taken as written all over (the whole data room is
+ * their extent), since the kernel may have written any of them where no
+ * data_len says.
  */
 #include "dpdk_internal.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 struct census {
@@ -91,13 +93,19 @@ int hdp_dpdk_pool_reclaim(struct rte_mempool *mp)
 		goto out;
 	mark_queues(&c);
 	rte_mempool_obj_iter(mp, note_away, &c);
-	/* Kept by a device: written anywhere, for all anyone can say. */
-	pd->lent_to_kernel = true;
-	if (c.naway && rte_mempool_ops_enqueue_bulk(mp, c.away, c.naway)) {
-		ret = -ENOBUFS;
-		goto out;
+	if (c.naway) {
+		/* Kept by a device: written anywhere, for all anyone can say. */
+		bool lent = pd->lent_to_kernel;
+		unsigned before = rte_mempool_avail_count(mp);
+
+		pd->lent_to_kernel = true;
+		ret = rte_mempool_ops_enqueue_bulk(mp, c.away, c.naway) ? -ENOBUFS : 0;
+		pd->lent_to_kernel = lent;
+		if (ret)
+			goto out;
+		/* What the hooks refused (a record that says free) stays out: not counted. */
+		ret = (int)(rte_mempool_avail_count(mp) - before);
 	}
-	ret = (int)c.naway;
 out:
 	free(c.home);
 	free(c.away);

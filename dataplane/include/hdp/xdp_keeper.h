@@ -2,32 +2,34 @@
 /*
  * XDP programs that another library attaches without a BPF link (DPDK's
  * net_af_xdp attaches through netlink and detaches at close, which takes
- * CAP_NET_ADMIN): a keeper process, forked while hdp-fwd is small and
- * single-threaded and before it drops its capabilities, is told which
- * program is on which interface and detaches each, if it is still that
- * program, when hdp-fwd's end of the pipe closes: at exit, or at a
- * SIGKILL, which runs no code of hdp-fwd's.
+ * CAP_NET_ADMIN): a keeper (hdp/keeper.h), forked before hdp-fwd drops
+ * its capabilities, is told which program is on which interface and
+ * detaches each, if it is still that program, when hdp-fwd ends.
  */
 #ifndef HDP_XDP_KEEPER_H
 #define HDP_XDP_KEEPER_H
 
-#include <sys/types.h>
+#include <hdp/keeper.h>
 
-struct hdp_xdp_keeper {
-	int fd;		/* the pipe's write end, or -1 */
-	pid_t pid;
-};
+/* Fork the keeper (hdp_keeper_start): 0, or a negative errno; end it with hdp_keeper_finish. */
+int hdp_xdp_keeper_start(struct hdp_keeper *k);
 
-/* Fork the keeper: 0, or a negative errno (then @k->fd is -1). */
-int hdp_xdp_keeper_start(struct hdp_xdp_keeper *k);
+/* The XDP program @ifindex runs (0: none), and its mode flag (XDP_FLAGS_*_MODE). */
+unsigned hdp_xdp_prog_on(unsigned ifindex, unsigned *mode);
 
 /*
- * The XDP program on @ifindex now is to be detached at the end: 0, or a
- * negative errno (no program there, or no keeper; said in hdp's log).
+ * The XDP program on @ifindex now is to be detached at the end, unless
+ * the interface ran one already before (@before, from hdp_xdp_prog_on():
+ * then it may be a dispatcher that runs someone else's too, and is left
+ * alone, said in hdp's log). 0, or a negative errno.
  */
-int hdp_xdp_keeper_note(int fd, unsigned ifindex, const char *ifname);
+int hdp_xdp_keeper_note(int fd, unsigned ifindex, const char *ifname, unsigned before);
 
-/* The end: the keeper detaches what it was told, and is waited for. */
-void hdp_xdp_keeper_finish(struct hdp_xdp_keeper *k);
+/*
+ * No more notes: the keeper takes nothing written after this. Before
+ * hdp-fwd drops its privileges, so that a forwarder taken over later
+ * cannot have the keeper detach another program.
+ */
+void hdp_xdp_keeper_seal(int fd);
 
 #endif /* HDP_XDP_KEEPER_H */

@@ -121,9 +121,11 @@ HDP_DPDK_API int hdp_dpdk_pool_lent_to_kernel(struct rte_mempool *mp);
 
 /*
  * Take back every object of @mp that is in neither the pool nor an lcore's
- * cache, wiped whole: for an application whose device keeps objects when
- * it closes (net_af_xdp leaves the mbufs of its fill rings). Only when
- * nothing else can hold or free one: every port closed, every lcore done.
+ * default cache, freed as if written all over (init_on_free wipes whole
+ * data rooms): for an application whose device keeps objects when it
+ * closes (net_af_xdp leaves the mbufs of its rings). Only when nothing
+ * else can hold or free one: every port closed, every lcore done, every
+ * cache of the application's own (rte_mempool_cache_create) flushed.
  * How many came back, or -ENOENT (not an hdp pool), -EAGAIN (not fully
  * populated), -ENOMEM.
  */
