@@ -8,6 +8,8 @@
  * socket); and the checks before start-up ask, as that user, whether it
  * will be able to do what it must (write the metrics file).
  */
+#include "privileges_internal.h"
+
 #include <hdp/fwd.h>
 #include <hdp/log.h>
 
@@ -37,27 +39,38 @@ static int become_user(const struct hdp_fwd_cfg *cfg)
 	return 0;
 }
 
+/*
+ * On every thread (privileges_threads.c: EAL's exist already in DPDK
+ * mode): no_new_privs and the bounding set first (that needs
+ * CAP_SETPCAP), then the user (glibc changes every thread's), then the
+ * threads' own sets; then each thread is read back.
+ */
 int hdp_fwd_drop_privileges(const struct hdp_fwd_cfg *cfg)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2];
+	int ret;
 
 	memset(data, 0, sizeof(data));
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
 		hdp_log(HDP_LOG_ERR, "cannot set no_new_privs: %s", strerror(errno));
 		return -errno;
 	}
-	/* Bounding set first (needs CAP_SETPCAP), then the thread's own sets. */
-	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno == EINVAL)
-			break;
+	hdp_priv_no_new_privs_and_bounding();
+	ret = hdp_priv_on_other_threads(hdp_priv_no_new_privs_and_bounding);
+	if (ret) {
+		hdp_log(HDP_LOG_ERR, "cannot reach the process's other threads to drop their "
+			"privileges: %s", strerror(-ret));
+		return ret;
+	}
 	if (cfg->user[0] && become_user(cfg))
 		return -EPERM;
 	if (syscall(SYS_capset, &hdr, data)) {
 		hdp_log(HDP_LOG_ERR, "cannot drop capabilities: %s", strerror(errno));
 		return -errno;
 	}
-	return 0;
+	ret = hdp_priv_on_other_threads(hdp_priv_no_capabilities);
+	return ret ? ret : hdp_priv_all_threads_dropped();
 }
 
 bool hdp_fwd_is_runtime_dir(const char *dir)
