@@ -104,12 +104,12 @@ int hdp_priv_on_other_threads(void (*fn)(void))
 	return ret < 0 ? ret : 0;
 }
 
-/* The hex value of "Key:\t..." in a /proc status file, or ~0 if missing. */
-static unsigned long long status_field(const char *status, const char *key)
+/* The value of "\nKey:\t..." in a /proc status file, in @base, or ~0 if missing. */
+static unsigned long long status_field(const char *status, const char *key, int base)
 {
 	const char *p = strstr(status, key);
 
-	return p ? strtoull(p + strlen(key), NULL, 16) : ~0ull;
+	return p ? strtoull(p + strlen(key), NULL, base) : ~0ull;
 }
 
 static void check_one(pid_t tid, void *ctx)
@@ -127,10 +127,9 @@ static void check_one(pid_t tid, void *ctx)
 	fclose(fp);
 	status[n] = '\0';
 	sscanf(status, "Name:\t%31s", comm);
-	if (status_field(status, "\nCapPrm:\t") || status_field(status, "\nCapEff:\t") ||
-	    status_field(status, "\nCapBnd:\t") ||
-	    strtoull(strstr(status, "\nNoNewPrivs:\t") ? strstr(status, "\nNoNewPrivs:\t") + 13
-			: "0", NULL, 10) != 1) {
+	if (status_field(status, "\nCapPrm:\t", 16) || status_field(status, "\nCapEff:\t", 16) ||
+	    status_field(status, "\nCapBnd:\t", 16) ||
+	    status_field(status, "\nNoNewPrivs:\t", 10) != 1) {
 		hdp_log(HDP_LOG_ERR, "thread %d (%s) still holds privileges after they were "
 			"dropped", (int)tid, comm);
 		(*bad)++;
