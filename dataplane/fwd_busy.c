@@ -108,6 +108,20 @@ static struct fwd_napi_saved *saved_for(struct hdp_fwd *f, const char *ifname)
 	return NULL;
 }
 
+/*
+ * In the keeper, which keeps root's privileges: only one of the settings
+ * above, of an interface by a plain name (no path), whatever it is told.
+ */
+static bool may_put_back(const char *ifname, const char *file)
+{
+	bool known = false;
+
+	for (unsigned k = 0; k < FWD_NAPI_SETTINGS; k++)
+		known |= strcmp(file, napi_settings[k].file) == 0;
+	return known && ifname[0] && !strchr(ifname, '/') && strcmp(ifname, ".") != 0 &&
+	       strcmp(ifname, "..") != 0;
+}
+
 /* The keeper: collect "IF SETTING VALUE" lines, put them back at EOF. */
 static void keeper_main(int fd)
 {
@@ -123,7 +137,7 @@ static void keeper_main(int fd)
 		while (line > buf && line[-1] != '\n')
 			line--;
 		if (sscanf(line, "%15s %31s %ld", ifname, file, &value) == 3 &&
-		    write_long(ifname, file, value))
+		    may_put_back(ifname, file) && write_long(ifname, file, value))
 			hdp_log(HDP_LOG_WARN, "busy polling: cannot put %s of %s back to %ld",
 				file, ifname, value);
 	}
@@ -203,6 +217,8 @@ int fwd_busy_setup(struct hdp_fwd *f)
 			return p->busy_error;
 		}
 	}
+	/* Every setting noted: before the privileges go (hdp/keeper.h). */
+	hdp_keeper_seal(&f->keeper);
 	return 0;
 }
 

@@ -478,7 +478,7 @@ static void keep_xdp_program(const struct dpdk_fwd *d, unsigned i, unsigned befo
 
 	xdp_program_of(d, i, &ifindex);
 	if (ifindex && if_indextoname(ifindex, ifname))
-		hdp_xdp_keeper_note(d->hooks->xdp_keeper_fd, ifindex, ifname, before);
+		hdp_xdp_keeper_note(d->hooks->xdp_keeper->fd, ifindex, ifname, before);
 }
 
 static int start(struct dpdk_fwd *d, unsigned *started)
@@ -497,7 +497,7 @@ static int start(struct dpdk_fwd *d, unsigned *started)
 		keep_xdp_program(d, *started, before[*started]);
 	}
 	/* Before the privileges go: nothing the keeper is told later counts. */
-	hdp_xdp_keeper_seal(d->hooks->xdp_keeper_fd);
+	hdp_keeper_seal(d->hooks->xdp_keeper);
 	spread_queues(d);
 	src = hdp_fwd_dpdk_ctl_source(d);
 	if (d->cfg->ctl_path[0] && !(d->ctl = hdp_ctl_open_source(d->cfg->ctl_path, &src)))
@@ -539,11 +539,12 @@ static void announce(const struct dpdk_fwd *d)
 }
 
 /*
- * What net_af_xdp can keep at close, at most, per queue: its fill ring
- * (twice libxdp's default ring of 2048) and its RX and TX rings. More
+ * What net_af_xdp can keep at close, at most, per queue, generously: the
+ * 2048 it lends its fill ring, what sits in its RX ring (1024), and on
+ * the TX side its TX and completion rings (1024 and 2048 at most). More
  * missing than that is a leak of hdp-fwd's own.
  */
-#define AF_XDP_KEPT_PER_QUEUE (2 * 2048 + 2 * DPDK_RING)
+#define AF_XDP_KEPT_PER_QUEUE (2048 + DPDK_RING + DPDK_RING + 2048)
 
 /*
  * Closed ports gave their queues' mbufs back; the caches count as in the

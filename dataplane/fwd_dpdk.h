@@ -13,6 +13,7 @@
 #define HDP_FWD_DPDK_H
 
 #include <hdp/fwd.h>
+#include <hdp/keeper.h>
 
 #include <signal.h>
 
@@ -32,7 +33,7 @@ struct hdp_fwd_dpdk_hooks {
 		      struct hdp_fwd_cfg *next);
 	const char *config_file;		/* for messages; NULL: none */
 	bool drop_privileges;
-	int xdp_keeper_fd;			/* hdp/xdp_keeper.h, or -1 */
+	struct hdp_keeper *xdp_keeper;		/* hdp/xdp_keeper.h (fd -1: none) */
 };
 
 /*

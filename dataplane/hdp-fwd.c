@@ -546,7 +546,7 @@ int main(int argc, char **argv)
 
 		/* Now, while hdp-fwd is one thread: EAL starts others. */
 		hdp_xdp_keeper_start(&keeper);
-		hooks.xdp_keeper_fd = keeper.fd;
+		hooks.xdp_keeper = &keeper;
 		ret = dpdk_module.run(&cfg, eal_argc, eal_argv, &hooks);
 		hdp_keeper_finish(&keeper);
 		return ret;

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* A keeper process (hdp/keeper.h): forked, fed over a pipe, waited for. */
+/* A keeper process (hdp/keeper.h): forked, fed over a pipe, sealed, waited for. */
 #include <hdp/keeper.h>
 #include <hdp/compiler.h>
+#include <hdp/log.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +35,10 @@ HDP_NORETURN static void child(int fds[2], const char *name, void (*run)(int fd)
 	if (close_range(4, ~0u, 0))
 		for (int fd = 4; fd < 1024; fd++)
 			close(fd);
+	/* 0, 1 and 2 open (on /dev/null if hdp-fwd had none): what it opens is above. */
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+			_exit(1);
 	/* Its parent's terminal and service manager signal the group: outlive them. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
@@ -73,6 +79,31 @@ fail:
 	return err;
 }
 
+#define SEAL "sealed\n"
+
+void hdp_keeper_seal(struct hdp_keeper *k)
+{
+	if (k->fd >= 0 && write(k->fd, SEAL, sizeof(SEAL) - 1) != (ssize_t)sizeof(SEAL) - 1)
+		hdp_log(HDP_LOG_WARN, "a keeper process could not be sealed: %s "
+			"(it is gone: nothing will be undone)", strerror(errno));
+}
+
+/* Everything before the seal line, if there is one (else all: none came). */
+static void cut_at_seal(char *buf)
+{
+	for (char *line = buf; *line;) {
+		char *next = strchr(line, '\n');
+
+		if (strncmp(line, SEAL, sizeof(SEAL) - 1) == 0) {
+			*line = '\0';
+			return;
+		}
+		if (!next)
+			return;
+		line = next + 1;
+	}
+}
+
 size_t hdp_keeper_read_all(int fd, char *buf, size_t cap)
 {
 	static char drop[512];
@@ -89,7 +120,8 @@ size_t hdp_keeper_read_all(int fd, char *buf, size_t cap)
 			got += (size_t)n;
 	}
 	buf[got] = '\0';
-	return got;
+	cut_at_seal(buf);
+	return strlen(buf);
 }
 
 void hdp_keeper_finish(struct hdp_keeper *k)

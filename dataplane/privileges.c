@@ -58,11 +58,9 @@ int hdp_fwd_drop_privileges(const struct hdp_fwd_cfg *cfg)
 	}
 	hdp_priv_no_new_privs_and_bounding();
 	ret = hdp_priv_on_other_threads(hdp_priv_no_new_privs_and_bounding);
-	if (ret) {
-		hdp_log(HDP_LOG_ERR, "cannot reach the process's other threads to drop their "
-			"privileges: %s", strerror(-ret));
-		return ret;
-	}
+	/* A thread that did not answer is named by the read-back. */
+	if (ret)
+		return hdp_priv_all_threads_dropped() ? -EPERM : ret;
 	if (cfg->user[0] && become_user(cfg))
 		return -EPERM;
 	if (syscall(SYS_capset, &hdr, data)) {
@@ -70,7 +68,9 @@ int hdp_fwd_drop_privileges(const struct hdp_fwd_cfg *cfg)
 		return -errno;
 	}
 	ret = hdp_priv_on_other_threads(hdp_priv_no_capabilities);
-	return ret ? ret : hdp_priv_all_threads_dropped();
+	if (hdp_priv_all_threads_dropped())
+		return -EPERM;
+	return ret;
 }
 
 bool hdp_fwd_is_runtime_dir(const char *dir)

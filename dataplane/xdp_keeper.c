@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The keeper of XDP programs attached without a link (hdp/xdp_keeper.h):
- * lines "IFINDEX PROG_ID MODE_FLAGS IFNAME" in, then "sealed" before
- * hdp-fwd drops its privileges: nothing after the seal is taken, so a
+ * lines "IFINDEX PROG_ID MODE_FLAGS IFNAME" in, then the seal before hdp-fwd
+ * drops its privileges (hdp/keeper.h): nothing after it is taken, so a
  * forwarder taken over later cannot name another program for the root
  * keeper to detach. At EOF each program is detached if that interface
  * still runs it in that mode.
@@ -19,8 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#define SEAL "sealed\n"
 
 unsigned hdp_xdp_prog_on(unsigned ifindex, unsigned *mode)
 {
@@ -63,9 +61,10 @@ static void detach_if_still(unsigned ifindex, unsigned id, unsigned mode, const 
 	if (hdp_xdp_prog_on(ifindex, &now_mode) != id || now_mode != mode)
 		return;	/* detached at close, or someone else's now */
 	fd = bpf_prog_get_fd_by_id(id);
-	if (fd > 0)
+	if (fd >= 0)
 		a.old_prog_fd = fd;
-	ret = bpf_xdp_detach((int)ifindex, mode, fd > 0 ? &a : NULL);
+	/* fd is above 2 in the keeper (hdp/keeper.h): libbpf reads 0 as none. */
+	ret = bpf_xdp_detach((int)ifindex, mode, fd >= 0 ? &a : NULL);
 	if (fd >= 0)
 		close(fd);
 	if (ret)
@@ -79,13 +78,9 @@ static void detach_if_still(unsigned ifindex, unsigned id, unsigned mode, const 
 static void keeper_main(int fd)
 {
 	static char buf[4096];
-	char *end;
 
-	hdp_keeper_read_all(fd, buf, sizeof(buf));
 	/* Only what came before the seal: its lines were written with privileges. */
-	end = strstr(buf, SEAL);
-	if (end)
-		*end = '\0';
+	hdp_keeper_read_all(fd, buf, sizeof(buf));
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
 		char ifname[IF_NAMESIZE];
 		unsigned ifindex, id, mode;
@@ -110,8 +105,8 @@ int hdp_xdp_keeper_note(int fd, unsigned ifindex, const char *ifname, unsigned b
 		return -ENOENT;
 	if (before) {
 		hdp_log(HDP_LOG_WARN, "interface %s: XDP program %u was there before hdp-fwd; "
-			"what runs there now (%u) is left alone when hdp-fwd ends", ifname, before,
-			id);
+			"what runs there now (%u) is not detached by hdp-fwd's keeper (net_af_xdp "
+			"detaches it at close if it still can)", ifname, before, id);
 		return -EEXIST;
 	}
 	len = snprintf(line, sizeof(line), "%u %u %u %s\n", ifindex, id, mode, ifname);
@@ -121,10 +116,4 @@ int hdp_xdp_keeper_note(int fd, unsigned ifindex, const char *ifname, unsigned b
 		return -EPIPE;
 	}
 	return 0;
-}
-
-void hdp_xdp_keeper_seal(int fd)
-{
-	if (fd >= 0 && write(fd, SEAL, sizeof(SEAL) - 1) != (ssize_t)sizeof(SEAL) - 1)
-		hdp_log(HDP_LOG_WARN, "the XDP keeper could not be sealed: %s", strerror(errno));
 }

@@ -2,10 +2,9 @@
 /*
  * hdp_fwd_drop_privileges on a process with threads made before it (as
  * EAL's are in DPDK mode): every thread ends with no capability, no
- * bounding set and no_new_privs; a thread that cannot be reached (it
- * blocks the signal) is an error, not a forwarder left half privileged.
- * Needs root (capabilities to drop); Criterion runs each test in a
- * process of its own.
+ * bounding set and no_new_privs, as root and as another user; a thread
+ * that cannot be reached (it blocks the signal) is an error, not a
+ * forwarder left half privileged. Needs root (capabilities to drop).
  */
 #include <criterion/criterion.h>
 
@@ -14,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,55 +21,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* A thread that waits; blocking SIGRTMIN if @arg (its creator's mask is inherited: set either way). */
-static unsigned privileged_threads(unsigned *threads);
+static sem_t ready;
 
+/* A thread that says it is running, then waits; its mask is its creator's. */
 static void *idle(void *arg)
 {
-	sigset_t s;
-
-	sigemptyset(&s);
-	sigaddset(&s, SIGRTMIN);
-	pthread_sigmask(arg ? SIG_BLOCK : SIG_UNBLOCK, &s, NULL);
+	(void)arg;
+	sem_post(&ready);
 	for (;;)
 		pause();
 	return NULL;
-}
-
-/*
- * In a child of its own: a fork copies only the calling thread, so the
- * child has none of the test runner's (which may block any signal), only
- * the @n it makes. Its exit status: what hdp_fwd_drop_privileges returned
- * (negated), or 100 + the threads left privileged.
- */
-static int drop_with_threads(unsigned n, bool blocking)
-{
-	struct hdp_fwd_cfg cfg;
-	int status, ret;
-	unsigned threads;
-	pid_t pid;
-	pthread_t t;
-
-	if (geteuid() != 0)
-		cr_skip_test("needs root: capabilities to drop");
-	fflush(NULL);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		for (unsigned i = 0; i < n; i++)
-			if (pthread_create(&t, NULL, idle, blocking ? &t : NULL))
-				_exit(99);
-		usleep(20000);	/* each in pause(), its mask set */
-		hdp_fwd_cfg_defaults(&cfg);
-		ret = hdp_fwd_drop_privileges(&cfg);
-		if (ret)
-			_exit(-ret);
-		ret = (int)privileged_threads(&threads);
-		_exit(threads == n + 1 ? 100 + ret : 98);
-	}
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	cr_assert(WIFEXITED(status));
-	return WEXITSTATUS(status);
 }
 
 /* Every thread of the process: how many hold a capability, a bounding set, or lack no_new_privs. */
@@ -84,7 +45,7 @@ static unsigned privileged_threads(unsigned *threads)
 		return 1000;
 	while ((e = readdir(dir))) {
 		char path[300], line[128];
-		unsigned long long eff = 1, bnd = 1, nnp = 0;
+		unsigned long long eff = 1, prm = 1, bnd = 1, nnp = 0;
 		FILE *fp;
 
 		if (e->d_name[0] == '.')
@@ -95,25 +56,80 @@ static unsigned privileged_threads(unsigned *threads)
 			continue;
 		while (fgets(line, sizeof(line), fp)) {
 			sscanf(line, "CapEff:\t%llx", &eff);
+			sscanf(line, "CapPrm:\t%llx", &prm);
 			sscanf(line, "CapBnd:\t%llx", &bnd);
 			sscanf(line, "NoNewPrivs:\t%llu", &nnp);
 		}
 		fclose(fp);
-		bad += eff || bnd || nnp != 1;
+		bad += eff || prm || bnd || nnp != 1;
 		(*threads)++;
 	}
 	closedir(dir);
 	return bad;
 }
 
+/*
+ * In a child of its own: a fork copies only the calling thread, so the
+ * child has none of the test runner's (which may block any signal), only
+ * the @n it makes, running before the drop, with SIGRTMIN blocked if
+ * @blocking. Its exit status: what hdp_fwd_drop_privileges returned
+ * (negated), or 100 + the threads left privileged.
+ */
+static int drop_with_threads(unsigned n, bool blocking, const char *user)
+{
+	struct hdp_fwd_cfg cfg;
+	int status, ret;
+	unsigned threads;
+	sigset_t s;
+	pid_t pid;
+	pthread_t t;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: capabilities to drop");
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		sem_init(&ready, 0, 0);
+		sigemptyset(&s);
+		sigaddset(&s, SIGRTMIN);
+		pthread_sigmask(blocking ? SIG_BLOCK : SIG_UNBLOCK, &s, NULL);
+		for (unsigned i = 0; i < n; i++)
+			if (pthread_create(&t, NULL, idle, NULL) || sem_wait(&ready))
+				_exit(99);
+		pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+		hdp_fwd_cfg_defaults(&cfg);
+		if (user) {
+			snprintf(cfg.user, sizeof(cfg.user), "%s", user);
+			cfg.uid = cfg.gid = 65534;
+		}
+		ret = hdp_fwd_drop_privileges(&cfg);
+		if (ret)
+			_exit(-ret);
+		ret = (int)privileged_threads(&threads);
+		if (user && (getuid() != 65534 || getgid() != 65534))
+			_exit(97);
+		_exit(threads == n + 1 ? 100 + ret : 98);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
 Test(fwd_privileges, every_thread_made_before_the_drop_drops_too)
 {
-	cr_assert_eq(drop_with_threads(3, false), 100,
+	cr_assert_eq(drop_with_threads(3, false, NULL), 100,
 		     "all four threads: no capability, no bounding set, no_new_privs");
+}
+
+Test(fwd_privileges, and_as_another_user)
+{
+	cr_assert_eq(drop_with_threads(3, false, "nobody"), 100,
+		     "all four threads, uid and gid 65534: nothing privileged");
 }
 
 Test(fwd_privileges, a_thread_that_cannot_be_reached_is_an_error)
 {
-	cr_assert_eq(drop_with_threads(1, true), EPERM,
+	cr_assert_eq(drop_with_threads(1, true, NULL), EPERM,
 		     "a thread blocking the signal keeps its capabilities: refused");
 }

@@ -19,13 +19,24 @@ struct hdp_keeper {
 };
 
 /*
- * Fork a keeper running @run(read end) (it must not return): 0, or a
- * negative errno (then @k->fd is -1). Fork while the process is small and
- * has one thread. Its own fds are 0-2 and the read end, nothing else.
+ * Fork a keeper running @run(read end), then exiting: 0, or a negative
+ * errno (then @k->fd is -1). Fork while the process is small and has one
+ * thread. Its own fds are 0-2 (/dev/null where hdp-fwd had none) and the
+ * read end, nothing else.
  */
 int hdp_keeper_start(struct hdp_keeper *k, const char *name, void (*run)(int fd));
 
-/* Read @fd to EOF into @buf (NUL-terminated); past @cap, read and dropped. */
+/*
+ * No more to undo: what is written after this is not taken. Before hdp-fwd
+ * drops its privileges, so that a forwarder taken over later cannot have
+ * the keeper, which keeps them, do anything else.
+ */
+void hdp_keeper_seal(struct hdp_keeper *k);
+
+/*
+ * In the keeper: read @fd to EOF into @buf (past @cap, read and dropped),
+ * NUL-terminated and cut at the seal. Its length.
+ */
 size_t hdp_keeper_read_all(int fd, char *buf, size_t cap);
 
 /* Close the pipe (the keeper's signal) and wait for it to be done. */

@@ -25,11 +25,4 @@ unsigned hdp_xdp_prog_on(unsigned ifindex, unsigned *mode);
  */
 int hdp_xdp_keeper_note(int fd, unsigned ifindex, const char *ifname, unsigned before);
 
-/*
- * No more notes: the keeper takes nothing written after this. Before
- * hdp-fwd drops its privileges, so that a forwarder taken over later
- * cannot have the keeper detach another program.
- */
-void hdp_xdp_keeper_seal(int fd);
-
 #endif /* HDP_XDP_KEEPER_H */
