@@ -81,11 +81,23 @@ fail:
 
 #define SEAL "sealed\n"
 
+/*
+ * A keeper that cannot be sealed would take whatever comes later: it is
+ * stopped instead (what it was to undo stays, said), never left open.
+ */
 void hdp_keeper_seal(struct hdp_keeper *k)
 {
-	if (k->fd >= 0 && write(k->fd, SEAL, sizeof(SEAL) - 1) != (ssize_t)sizeof(SEAL) - 1)
-		hdp_log(HDP_LOG_WARN, "a keeper process could not be sealed: %s "
-			"(it is gone: nothing will be undone)", strerror(errno));
+	int status;
+
+	if (k->fd < 0 || write(k->fd, SEAL, sizeof(SEAL) - 1) == (ssize_t)sizeof(SEAL) - 1)
+		return;
+	hdp_log(HDP_LOG_WARN, "a keeper process could not be sealed (%s): stopped; what it "
+		"was to undo at the end will not be undone", strerror(errno));
+	kill(k->pid, SIGKILL);
+	close(k->fd);
+	k->fd = -1;
+	while (waitpid(k->pid, &status, 0) < 0 && errno == EINTR)
+		;
 }
 
 /* Everything before the seal line, if there is one (else all: none came). */

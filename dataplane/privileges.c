@@ -39,16 +39,26 @@ static int become_user(const struct hdp_fwd_cfg *cfg)
 	return 0;
 }
 
+/* Does this thread hold CAP_SETPCAP (it can empty the bounding set)? */
+static bool can_drop_bounding(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	return syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective >> CAP_SETPCAP & 1);
+}
+
 /*
  * On every thread (privileges_threads.c: EAL's exist already in DPDK
  * mode): no_new_privs and the bounding set first (that needs
  * CAP_SETPCAP), then the user (glibc changes every thread's), then the
- * threads' own sets; then each thread is read back.
+ * threads' own sets; each stage read back from /proc.
  */
 int hdp_fwd_drop_privileges(const struct hdp_fwd_cfg *cfg)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2];
+	bool bounding = can_drop_bounding();
 	int ret;
 
 	memset(data, 0, sizeof(data));
@@ -56,11 +66,13 @@ int hdp_fwd_drop_privileges(const struct hdp_fwd_cfg *cfg)
 		hdp_log(HDP_LOG_ERR, "cannot set no_new_privs: %s", strerror(errno));
 		return -errno;
 	}
+	if (!bounding)
+		hdp_log(HDP_LOG_WARN, "without CAP_SETPCAP the bounding set stays; no_new_privs "
+			"keeps any exec from using it");
 	hdp_priv_no_new_privs_and_bounding();
 	ret = hdp_priv_on_other_threads(hdp_priv_no_new_privs_and_bounding);
-	/* A thread that did not answer is named by the read-back. */
-	if (ret)
-		return hdp_priv_all_threads_dropped() ? -EPERM : ret;
+	if (ret || (ret = hdp_priv_all_threads_dropped(HDP_PRIV_BOUNDING, bounding)))
+		return ret;
 	if (cfg->user[0] && become_user(cfg))
 		return -EPERM;
 	if (syscall(SYS_capset, &hdr, data)) {
@@ -68,9 +80,7 @@ int hdp_fwd_drop_privileges(const struct hdp_fwd_cfg *cfg)
 		return -errno;
 	}
 	ret = hdp_priv_on_other_threads(hdp_priv_no_capabilities);
-	if (hdp_priv_all_threads_dropped())
-		return -EPERM;
-	return ret;
+	return ret ? ret : hdp_priv_all_threads_dropped(HDP_PRIV_ALL, bounding);
 }
 
 bool hdp_fwd_is_runtime_dir(const char *dir)

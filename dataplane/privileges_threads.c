@@ -29,8 +29,10 @@
 /*
  * The round a signal belongs to travels with it (its si_value): a late one
  * from an earlier round, or one after the last, is ignored, never counted.
- * The handler stays installed once set: a signal still pending at the end
- * must not find the default action (which ends the process).
+ * (si_pid is the sender's word only; a forged signal can at most end a
+ * wait early, and the read-back has the last word.) The handler stays
+ * installed once set: a signal still pending at the end must not find
+ * the default action (which ends the process).
  */
 static void (*volatile step)(void);
 static _Atomic int round_now;
@@ -131,36 +133,49 @@ int hdp_priv_on_other_threads(void (*fn)(void))
 	/* Two seconds at most: a thread that blocks the signal never answers. */
 	for (int i = 0; i < 2000 && atomic_load(&done) < (unsigned)sent; i++)
 		nanosleep(&tick, NULL);
-	ret = atomic_load(&done) < (unsigned)sent ? -ETIMEDOUT : 0;
+	/* One that never answered (it blocks the signal, or it exited): the read-back says. */
 	atomic_fetch_add(&round_now, 1);	/* what comes later is ignored */
-	return ret;
+	return 0;
 }
 
-/* The value of "\nKey:\t..." in a /proc status file, in @base, or ~0 if missing. */
-static unsigned long long status_field(const char *status, const char *key, int base)
+struct readback {
+	enum hdp_priv_stage stage;
+	bool bounding;		/* the bounding set can go (CAP_SETPCAP) */
+	int bad;
+};
+
+/* What a thread's status says it still holds after @rb's stage, or NULL. */
+static const char *still_held(FILE *fp, const struct readback *rb, char *comm, size_t len)
 {
-	const char *p = strstr(status, key);
+	unsigned long long prm = ~0ull, eff = ~0ull, inh = ~0ull, amb = ~0ull, bnd = ~0ull;
+	unsigned long long nnp = 0;
+	char line[256];
 
-	return p ? strtoull(p + strlen(key), NULL, base) : ~0ull;
-}
-
-static bool unprivileged(const char *status)
-{
-	static const char *const sets[] = { "\nCapInh:\t", "\nCapPrm:\t", "\nCapEff:\t",
-					    "\nCapBnd:\t", "\nCapAmb:\t" };
-
-	for (unsigned i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
-		if (status_field(status, sets[i], 16))
-			return false;
-	return status_field(status, "\nNoNewPrivs:\t", 10) == 1;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "Name:\t%31[^\n]", comm) == 1)
+			comm[len - 1] = '\0';
+		sscanf(line, "CapInh:\t%llx", &inh);
+		sscanf(line, "CapPrm:\t%llx", &prm);
+		sscanf(line, "CapEff:\t%llx", &eff);
+		sscanf(line, "CapBnd:\t%llx", &bnd);
+		sscanf(line, "CapAmb:\t%llx", &amb);
+		sscanf(line, "NoNewPrivs:\t%llu", &nnp);
+	}
+	if (nnp != 1)
+		return "no_new_privs is not set";
+	if (rb->bounding && bnd)
+		return "its bounding set is not empty";
+	if (rb->stage == HDP_PRIV_ALL && (prm || eff || inh || amb))
+		return "it holds capabilities";
+	return NULL;
 }
 
 static void check_one(pid_t tid, void *ctx)
 {
-	char path[64], status[4096], comm[32] = "?";
-	int *bad = ctx;
+	struct readback *rb = ctx;
+	char path[64], comm[32] = "?";
+	const char *held;
 	FILE *fp;
-	size_t n;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
 	fp = fopen(path, "r");
@@ -169,31 +184,27 @@ static void check_one(pid_t tid, void *ctx)
 			return;	/* gone since */
 		hdp_log(HDP_LOG_ERR, "thread %d: cannot read what it holds: %s", (int)tid,
 			strerror(errno));
-		(*bad)++;
+		rb->bad++;
 		return;
 	}
-	n = fread(status, 1, sizeof(status) - 1, fp);
+	held = still_held(fp, rb, comm, sizeof(comm));
 	fclose(fp);
-	status[n] = '\0';
-	sscanf(status, "Name:\t%31[^\n]", comm);
-	if (!unprivileged(status)) {
-		hdp_log(HDP_LOG_ERR, "thread %d (%s) still holds privileges after they were "
-			"dropped%s", (int)tid, comm,
-			status_field(status, "\nCapEff:\t", 16) == 0 &&
-			status_field(status, "\nCapBnd:\t", 16)
-			? " (its bounding set: dropping it takes CAP_SETPCAP)" : "");
-		(*bad)++;
+	if (held) {
+		hdp_log(HDP_LOG_ERR, "thread %d (%s) did not drop its privileges: %s", (int)tid,
+			comm, held);
+		rb->bad++;
 	}
 }
 
-int hdp_priv_all_threads_dropped(void)
+int hdp_priv_all_threads_dropped(enum hdp_priv_stage stage, bool bounding)
 {
-	int bad = 0, n = each_thread(true, check_one, &bad);
+	struct readback rb = { .stage = stage, .bounding = bounding };
+	int n = each_thread(true, check_one, &rb);
 
 	if (n < 0) {
 		hdp_log(HDP_LOG_ERR, "cannot list the process's threads (/proc/self/task) to read "
 			"back their privileges: %s", strerror(-n));
 		return n;
 	}
-	return bad ? -EPERM : 0;
+	return rb.bad ? -EPERM : 0;
 }

@@ -29,7 +29,8 @@ int hdp_keeper_start(struct hdp_keeper *k, const char *name, void (*run)(int fd)
 /*
  * No more to undo: what is written after this is not taken. Before hdp-fwd
  * drops its privileges, so that a forwarder taken over later cannot have
- * the keeper, which keeps them, do anything else.
+ * the keeper, which keeps them, do anything else. A keeper that cannot be
+ * sealed is stopped (logged).
  */
 void hdp_keeper_seal(struct hdp_keeper *k);
 
