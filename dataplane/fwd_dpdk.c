@@ -446,10 +446,10 @@ static void lend_to_kernel(struct dpdk_fwd *d)
 	struct rte_eth_dev_info info;
 
 	for (unsigned i = 0; i < d->cfg->nports; i++)
-		if (is_af_xdp(d->port_id[i], &info)) {
-			d->lent_to_kernel = hdp_dpdk_pool_lent_to_kernel(d->mp) == 0;
-			d->af_xdp_ports++;
-		}
+		d->af_xdp_ports += is_af_xdp(d->port_id[i], &info);
+	/* An hdp pool, made by make_pool: it cannot refuse. */
+	if (d->af_xdp_ports)
+		hdp_dpdk_pool_lent_to_kernel(d->mp);
 }
 
 /* The XDP program on port @i's interface, if it is a net_af_xdp port (else 0). */
@@ -528,7 +528,7 @@ static void announce(const struct dpdk_fwd *d)
 	       d->data_room - RTE_PKTMBUF_HEADROOM,
 	       d->cfg->mbuf_cache ? "per-lcore cache: frees wiped by hdp-fwd before it" : "no cache",
 	       st.quarantine_depth,
-	       d->lent_to_kernel ? ", extents the whole data room: net_af_xdp lends them to "
+	       d->af_xdp_ports ? ", extents the whole data room: net_af_xdp lends them to "
 	       "the kernel" : "",
 	       d->ctl ? ", control socket " : "", d->ctl ? d->cfg->ctl_path : "");
 	for (unsigned i = 0; i < d->cfg->nports; i++)
@@ -552,7 +552,7 @@ static void announce(const struct dpdk_fwd *d)
  */
 static int mbufs_back(struct dpdk_fwd *d, int ret)
 {
-	int kept = d->lent_to_kernel ? hdp_dpdk_pool_reclaim(d->mp) : 0;
+	int kept = d->af_xdp_ports ? hdp_dpdk_pool_reclaim(d->mp) : 0;
 	unsigned avail = rte_mempool_avail_count(d->mp);
 	unsigned most = d->af_xdp_ports * d->nqueues * AF_XDP_KEPT_PER_QUEUE;
 

@@ -71,8 +71,7 @@ struct dpdk_fwd {
 	uint16_t port_id[HDP_FWD_PORTS_MAX];
 	struct dpdk_port_size size[HDP_FWD_PORTS_MAX];
 	uint16_t data_room;		/* of each mbuf, headroom included */
-	bool lent_to_kernel;		/* a port is net_af_xdp (hdp_dpdk_pool_lent_to_kernel) */
-	unsigned af_xdp_ports;		/* of them (what they may keep at close) */
+	unsigned af_xdp_ports;		/* net_af_xdp: the pool is lent to the kernel */
 	unsigned nqueues;		/* per port */
 	unsigned nworkers;		/* one per lcore */
 	struct dpdk_worker *w;

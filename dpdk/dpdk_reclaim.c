@@ -21,25 +21,32 @@ struct census {
 	unsigned naway;
 };
 
-static void mark_home(struct census *c, void *obj)
+/* The slot of one of the pool's objects, or -1 (not in one: cannot be, inside is checked). */
+static int64_t slot_of(const struct census *c, void *obj)
 {
 	uint32_t idx;
 	size_t in_slot;
 
-	if (hdp_layout_slot(&c->pd->hp.layout, (uintptr_t)obj + c->pd->area_off, &idx, &in_slot))
+	return hdp_layout_slot(&c->pd->hp.layout, (uintptr_t)obj + c->pd->area_off, &idx, &in_slot)
+	       ? (int64_t)idx : -1;
+}
+
+static void mark_home(struct census *c, void *obj)
+{
+	int64_t idx = slot_of(c, obj);
+
+	if (idx >= 0)
 		c->home[idx] = 1;
 }
 
 static void note_away(struct rte_mempool *mp, void *opaque, void *obj, unsigned obj_idx)
 {
 	struct census *c = opaque;
-	uint32_t idx;
-	size_t in_slot;
+	int64_t idx = slot_of(c, obj);
 
 	(void)mp;
 	(void)obj_idx;
-	if (hdp_layout_slot(&c->pd->hp.layout, (uintptr_t)obj + c->pd->area_off, &idx, &in_slot) &&
-	    !c->home[idx])
+	if (idx >= 0 && !c->home[idx])
 		c->away[c->naway++] = obj;
 }
 
