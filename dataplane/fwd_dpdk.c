@@ -58,6 +58,38 @@ static bool eal_names_lcores(int argc, char **argv)
 	return false;
 }
 
+/*
+ * A net_af_xdp device (--vdev net_af_xdpN,iface=IF) on an interface that
+ * runs an XDP program already (another forwarder's?): net_af_xdp replaces
+ * it, and its close, EAL's clean-up included, removes whatever runs there.
+ * Refused before EAL sees the device. 0 or -EBUSY (said).
+ */
+static int af_xdp_interface_taken(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *v = strncmp(argv[i], "--vdev=", 7) == 0 ? argv[i] + 7
+				: strcmp(argv[i], "--vdev") == 0 && i + 1 < argc ? argv[i + 1] : NULL;
+		const char *iface = v && strncmp(v, "net_af_xdp", 10) == 0 ? strstr(v, ",iface=")
+									     : NULL;
+		char ifname[IF_NAMESIZE];
+		unsigned ifindex, id, mode;
+
+		if (!iface)
+			continue;
+		snprintf(ifname, sizeof(ifname), "%.*s", (int)strcspn(iface + 7, ","), iface + 7);
+		ifindex = if_nametoindex(ifname);
+		id = ifindex ? hdp_xdp_prog_on(ifindex, &mode) : 0;
+		if (id) {
+			fprintf(stderr, "hdp-fwd: --vdev %s: interface %s already runs XDP program "
+				"%u (another forwarder's?), which net_af_xdp would replace, and remove "
+				"when it closes: stop its owner, or remove it (ip link set dev %s xdp "
+				"off)\n", v, ifname, id, ifname);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
 int hdp_fwd_dpdk_check(const struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv)
 {
 	if (eal_argc + 2 > EAL_ARGS_MAX) {
@@ -70,7 +102,7 @@ int hdp_fwd_dpdk_check(const struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_a
 			"EAL (-l, -c or --lcores): give them once\n");
 		return -EINVAL;
 	}
-	return 0;
+	return af_xdp_interface_taken(eal_argc, eal_argv);
 }
 
 /*
@@ -471,30 +503,28 @@ static unsigned xdp_program_of(const struct dpdk_fwd *d, unsigned i, unsigned *i
  * (hdp/xdp_keeper.h) is told the program port @i's start attached, to
  * detach what is left however hdp-fwd ends.
  */
-static void keep_xdp_program(const struct dpdk_fwd *d, unsigned i, unsigned before)
+static void keep_xdp_program(const struct dpdk_fwd *d, unsigned i)
 {
 	char ifname[IF_NAMESIZE];
 	unsigned ifindex;
 
 	xdp_program_of(d, i, &ifindex);
 	if (ifindex && if_indextoname(ifindex, ifname))
-		hdp_xdp_keeper_note(d->hooks->xdp_keeper->fd, ifindex, ifname, before);
+		hdp_xdp_keeper_note(d->hooks->xdp_keeper->fd, ifindex, ifname);
 }
 
 static int start(struct dpdk_fwd *d, unsigned *started)
 {
-	unsigned before[HDP_FWD_PORTS_MAX], ifindex;
 	struct hdp_ctl_source src;
 	int ret;
 
-	/* What ran on the interfaces before any port started. */
-	for (unsigned i = 0; i < d->cfg->nports; i++)
-		before[i] = xdp_program_of(d, i, &ifindex);
 	for (; *started < d->cfg->nports; (*started)++) {
 		ret = port_start(d, *started);
-		if (ret)
+		if (ret) {
+			d->half_started = true;
 			return ret;
-		keep_xdp_program(d, *started, before[*started]);
+		}
+		keep_xdp_program(d, *started);
 	}
 	/* Before the privileges go: nothing the keeper is told later counts. */
 	hdp_keeper_seal(d->hooks->xdp_keeper);
@@ -635,8 +665,12 @@ stop_ports:
 	d.metrics = NULL;
 	hdp_ctl_close(d.ctl);
 	d.ctl = NULL;
-	/* And the port whose start failed half way: its queues may hold mbufs. */
-	if (ret && started < cfg->nports)
+	/*
+	 * And the port whose start failed half way: its queues may hold mbufs.
+	 * Not one never started: net_af_xdp's close removes whatever XDP
+	 * program its interface runs, someone else's too.
+	 */
+	if (d.half_started)
 		started++;
 	for (unsigned i = 0; i < started; i++) {
 		rte_eth_dev_stop(d.port_id[i]);

@@ -72,6 +72,7 @@ struct dpdk_fwd {
 	struct dpdk_port_size size[HDP_FWD_PORTS_MAX];
 	uint16_t data_room;		/* of each mbuf, headroom included */
 	unsigned af_xdp_ports;		/* net_af_xdp: the pool is lent to the kernel */
+	bool half_started;		/* a port's start failed after it began */
 	unsigned nqueues;		/* per port */
 	unsigned nworkers;		/* one per lcore */
 	struct dpdk_worker *w;

@@ -95,7 +95,7 @@ int hdp_xdp_keeper_start(struct hdp_keeper *k)
 	return hdp_keeper_start(k, "hdp-fwd-xdp", keeper_main);
 }
 
-int hdp_xdp_keeper_note(int fd, unsigned ifindex, const char *ifname, unsigned before)
+int hdp_xdp_keeper_note(int fd, unsigned ifindex, const char *ifname)
 {
 	unsigned mode, id = hdp_xdp_prog_on(ifindex, &mode);
 	char line[64];
@@ -103,12 +103,6 @@ int hdp_xdp_keeper_note(int fd, unsigned ifindex, const char *ifname, unsigned b
 
 	if (!id)
 		return -ENOENT;
-	if (before) {
-		hdp_log(HDP_LOG_WARN, "interface %s: XDP program %u was there before hdp-fwd; "
-			"what runs there now (%u) is not detached by hdp-fwd's keeper (net_af_xdp "
-			"detaches it at close if it still can)", ifname, before, id);
-		return -EEXIST;
-	}
 	len = snprintf(line, sizeof(line), "%u %u %u %s\n", ifindex, id, mode, ifname);
 	if (fd < 0 || write(fd, line, (size_t)len) != len) {
 		hdp_log(HDP_LOG_WARN, "interface %s: XDP program %u will not be detached if "

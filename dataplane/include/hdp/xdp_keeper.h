@@ -18,11 +18,10 @@ int hdp_xdp_keeper_start(struct hdp_keeper *k);
 unsigned hdp_xdp_prog_on(unsigned ifindex, unsigned *mode);
 
 /*
- * The XDP program on @ifindex now is to be detached at the end, unless
- * the interface ran one already before (@before, from hdp_xdp_prog_on():
- * then it may be a dispatcher that runs someone else's too, and is left
- * alone, said in hdp's log). 0, or a negative errno.
+ * The XDP program on @ifindex now (a port's start attached it; hdp-fwd
+ * refuses an interface that ran one before) is to be detached at the end.
+ * 0, or a negative errno.
  */
-int hdp_xdp_keeper_note(int fd, unsigned ifindex, const char *ifname, unsigned before);
+int hdp_xdp_keeper_note(int fd, unsigned ifindex, const char *ifname);
 
 #endif /* HDP_XDP_KEEPER_H */
