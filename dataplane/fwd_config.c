@@ -90,7 +90,8 @@ static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 	char *end;
 	unsigned long n;
 
-	if (!*v || *v == '-' || *v == '+')
+	/* Digits only: strtoul would take a sign and leading blanks. */
+	if (*v < '0' || *v > '9')
 		return -EINVAL;
 	errno = 0;
 	n = strtoul(v, &end, 10);
@@ -100,13 +101,13 @@ static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 	return 0;
 }
 
-/* A signed decimal in [lo, hi]: a sign, then digits only. */
+/* A decimal in [lo, hi]: digits only, after a minus sign if negative. */
 static int parse_int(const char *v, int lo, int hi, int *out)
 {
 	uint32_t mag;
 	long n;
 
-	if (parse_u32(v + (*v == '-' || *v == '+'), 0, 0x7fffffff, &mag))
+	if (parse_u32(v + (*v == '-'), 0, 0x7fffffff, &mag))
 		return -EINVAL;
 	n = *v == '-' ? -(long)mag : (long)mag;
 	if (n < lo || n > hi)
