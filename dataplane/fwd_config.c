@@ -340,6 +340,7 @@ int hdp_fwd_cfg_refuse(const struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key,
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	snprintf(frames, sizeof(frames), "%u", cfg->frames);
+	snprintf(nice, sizeof(nice), "%d", cfg->worker_nice);
 	if (key == HDP_FWD_KEY_CTL_SOCKET)
 		value = cfg->ctl_path;
 	else if (key == HDP_FWD_KEY_HUGE_DIR)
@@ -351,7 +352,7 @@ int hdp_fwd_cfg_refuse(const struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key,
 	else if (key == HDP_FWD_KEY_MAX_FRAME)
 		value = hdp_fwd_max_frame_text(cfg, max_frame, sizeof(max_frame));
 	else if (key == HDP_FWD_KEY_WORKER_NICE)
-		value = nice, snprintf(nice, sizeof(nice), "%d", cfg->worker_nice);
+		value = nice;
 	if (!o->source) {
 		hdp_log(HDP_LOG_ERR, "[global] key '%s', value '%s' (the default): %s",
 			tracked_keys[key], value, why);
