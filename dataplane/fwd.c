@@ -370,13 +370,6 @@ static int start_worker(struct fwd_worker *w)
 	if (!ret)
 		ret = pthread_create(&w->tid, &attr, fwd_worker_main, w);
 	pthread_attr_destroy(&attr);
-	if (!ret) {
-		/* Told apart in top -H and /proc (worker_nice is theirs alone). */
-		char comm[16];
-
-		snprintf(comm, sizeof(comm), "hdp-worker-%u", (unsigned)(w - w->f->workers));
-		pthread_setname_np(w->tid, comm);
-	}
 	return ret;
 }
 

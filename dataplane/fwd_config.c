@@ -25,7 +25,6 @@ void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg)
 	cfg->fill_size = 2048;
 	cfg->stats_interval = 1;
 	cfg->busy_budget = 64;
-	cfg->worker_nice = HDP_FWD_WORKER_NICE_DEFAULT;
 	/* The environment's wish or sync: a file without the key means that. */
 	if (hdp_tag_check_parse(getenv("HDP_TAG_CHECK"), &cfg->tag_check))
 		cfg->tag_check = HDP_TAG_CHECK_SYNC;
@@ -90,29 +89,13 @@ static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 	char *end;
 	unsigned long n;
 
-	/* Digits only: strtoul would take a sign and leading blanks. */
-	if (*v < '0' || *v > '9')
+	if (!*v || *v == '-' || *v == '+')
 		return -EINVAL;
 	errno = 0;
 	n = strtoul(v, &end, 10);
 	if (errno || *end || n < lo || n > hi)
 		return -EINVAL;
 	*out = (uint32_t)n;
-	return 0;
-}
-
-/* A decimal in [lo, hi]: digits only, after a minus sign if negative. */
-static int parse_int(const char *v, int lo, int hi, int *out)
-{
-	uint32_t mag;
-	long n;
-
-	if (parse_u32(v + (*v == '-'), 0, 0x7fffffff, &mag))
-		return -EINVAL;
-	n = *v == '-' ? -(long)mag : (long)mag;
-	if (n < lo || n > hi)
-		return -EINVAL;
-	*out = (int)n;
 	return 0;
 }
 
@@ -259,10 +242,6 @@ static int set_global(struct hdp_fwd_cfg *cfg, const char *key, const char *valu
 		if (parse_u32(value, 0, 1000000, &cfg->idle_spin_us))
 			return bad(source, line, "global", key, value,
 				   "expected microseconds from 0 (off: sleep at once) to 1000000");
-	} else if (strcmp(key, "worker_nice") == 0) {
-		if (parse_int(value, -20, 19, &cfg->worker_nice))
-			return bad(source, line, "global", key, value,
-				   "expected a nice value from -20 (first) to 19 (last)");
 	} else if (strcmp(key, "tag_check") == 0) {
 		if (hdp_tag_check_parse(value, &cfg->tag_check))
 			return bad(source, line, "global", key, value,
@@ -314,7 +293,6 @@ static const char *const tracked_keys[HDP_FWD_KEYS_TRACKED] = {
 	[HDP_FWD_KEY_METRICS_FILE] = "metrics_file",
 	[HDP_FWD_KEY_USER] = "user",
 	[HDP_FWD_KEY_MAX_FRAME] = "max_frame",
-	[HDP_FWD_KEY_WORKER_NICE] = "worker_nice",
 };
 
 int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key,
@@ -332,7 +310,7 @@ int hdp_fwd_cfg_refuse(const struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key,
 		       const char *fmt, ...)
 {
 	const struct hdp_cfg_origin *o = &cfg->origin[key];
-	char why[384], frames[16], max_frame[16], nice[16];
+	char why[384], frames[16], max_frame[16];
 	const char *value = frames;
 	va_list ap;
 
@@ -340,7 +318,6 @@ int hdp_fwd_cfg_refuse(const struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key,
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	snprintf(frames, sizeof(frames), "%u", cfg->frames);
-	snprintf(nice, sizeof(nice), "%d", cfg->worker_nice);
 	if (key == HDP_FWD_KEY_CTL_SOCKET)
 		value = cfg->ctl_path;
 	else if (key == HDP_FWD_KEY_HUGE_DIR)
@@ -351,8 +328,6 @@ int hdp_fwd_cfg_refuse(const struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key,
 		value = cfg->user;
 	else if (key == HDP_FWD_KEY_MAX_FRAME)
 		value = hdp_fwd_max_frame_text(cfg, max_frame, sizeof(max_frame));
-	else if (key == HDP_FWD_KEY_WORKER_NICE)
-		value = nice;
 	if (!o->source) {
 		hdp_log(HDP_LOG_ERR, "[global] key '%s', value '%s' (the default): %s",
 			tracked_keys[key], value, why);

@@ -141,7 +141,6 @@ static void show_global(const struct hdp_fwd_cfg *c, struct ini_out *o)
 	kv(o, "busy_poll", c->busy_poll ? "on" : "off");
 	kvf(o, "busy_budget", "%u", c->busy_budget);
 	show_idle_spin(c, o);
-	kvf(o, "worker_nice", "%d", c->worker_nice);
 	kv_note(o, "tag_check", hdp_tag_check_name(c->tag_check),
 		hdp_tag_mte_available() ? "; MTE's tag check mode, the whole process's"
 					: "; no MTE here: no effect");

@@ -325,7 +325,6 @@ int hdp_fwd_preflight(struct hdp_fwd_cfg *cfg, bool dpdk, bool keep_caps)
 			errors++;
 		}
 		errors += check_huge_dir(cfg) != 0;
-		errors += hdp_fwd_priority_check(cfg) != 0;
 		ret = check_umem(cfg);
 		errors += ret == -EINVAL;
 		failed = ret && ret != -EINVAL ? ret : failed;

@@ -56,8 +56,6 @@ const char *hdp_fwd_cfg_restart_key(const struct hdp_fwd_cfg *a, const struct hd
 		return "busy_budget";
 	if (a->tag_check != b->tag_check)
 		return "tag_check";
-	if (a->worker_nice != b->worker_nice)
-		return "worker_nice";
 	if (strcmp(a->ctl_path, b->ctl_path))
 		return "ctl_socket";
 	if (strcmp(a->huge_dir, b->huge_dir))

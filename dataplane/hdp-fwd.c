@@ -92,8 +92,7 @@ static void usage(FILE *f)
 "  --help, --version\n"
 "\n"
 "[global] keys: mode, ports, cores, duration, stats_interval, ctl_socket,\n"
-"busy_poll, busy_budget, idle_spin_us (0-1000000), worker_nice (default -10),\n"
-"tag_check\n"
+"busy_poll, busy_budget, idle_spin_us (0-1000000), tag_check\n"
 "(sync|async|asymm: MTE, the whole process), frames, frame_size\n"
 "(2048|4096), max_frame (auto|BYTES: the largest frame to carry; past one\n"
 "frame, AF_XDP multi-buffer, and on DPDK ports chains of mbufs), batch,\n"
@@ -520,7 +519,7 @@ int main(int argc, char **argv)
 	uint64_t last_rx = 0, last_tx = 0;
 	char why[256];
 	unsigned lost;
-	int ret, status = 0, main_nice = 0;
+	int ret, status = 0;
 
 	cfg_start(&cfg);
 	ret = parse_args(argc, argv, &cfg);
@@ -578,12 +577,6 @@ int main(int argc, char **argv)
 		hdp_fwd_destroy(f);
 		return 1;
 	}
-	/* While privileges last: the nice value the workers will inherit. */
-	if (hdp_fwd_priority_for_workers(&cfg, &main_nice)) {
-		hdp_ctl_close(ctl);
-		hdp_fwd_destroy(f);
-		return 2;
-	}
 	/* Set-up is over: nothing from here on needs a privilege. */
 	if (!keep_caps && hdp_fwd_drop_privileges(&cfg)) {
 		hdp_ctl_close(ctl);
@@ -613,7 +606,6 @@ int main(int argc, char **argv)
 		hdp_fwd_destroy(f);
 		return 1;
 	}
-	hdp_fwd_priority_restore(main_nice);
 	printf("hdp-fwd %s: mode %s, %u ports, %u frames of %u bytes%s%s%s\n", HDP_VERSION,
 	       hdp_fwd_mode_name(cfg.mode), cfg.nports, cfg.frames, cfg.frame_size,
 	       idle_spin_text(&cfg, why, sizeof(why)), ctl ? ", control socket " : "",

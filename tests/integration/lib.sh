@@ -65,21 +65,6 @@ KERNEL_DROPS="s['ports'][0]['kernel']['rx_dropped'] + s['ports'][0]['kernel']['r
 # Everything hdp-fwd dropped itself, by cause, on both ports.
 HDP_DROPS="sum(s['ports'][0]['drops'].values()) + sum(s['ports'][1]['drops'].values())"
 
-worker_nices() {	# the nice value of each of hdp-fwd $1's workers, once they run
-	local t n=""
-	for _ in $(seq 50); do
-		for t in /proc/"$1"/task/*; do
-			case $(cat "$t/comm" 2>/dev/null) in
-			# field 19, the 17th after "pid (comm) "
-			hdp-worker-*) n="$n $(sed 's/.*) //' "$t/stat" | awk '{print $17}')" ;;
-			esac
-		done
-		[ -n "$n" ] && break
-		sleep 0.1
-	done
-	echo $n
-}
-
 link_stat() {	# namespace interface counter
 	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
 }

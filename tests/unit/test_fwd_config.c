@@ -180,35 +180,6 @@ Test(fwd_config, a_bad_idle_spin_us_names_file_line_key_and_value)
 		  captured_logs());
 }
 
-/* -10 unless asked; a nice value, from a file, where it was set kept for the refusal. */
-Test(fwd_config, worker_nice_is_minus_ten_by_default_and_a_nice_value)
-{
-	static const char *const taken[] = { "-20", "19", "0", "-1", "7" };
-	static const int values[] = { -20, 19, 0, -1, 7 };
-	static const char *const refused[] = { "-21", "20", "+5", "", "-", "1x", "- 1", "--1",
-					       "-99999999999", "0x10" };
-
-	cr_assert_eq(cfg->worker_nice, HDP_FWD_WORKER_NICE_DEFAULT);
-	cr_assert_eq(cfg->worker_nice, -10);
-	cr_assert_null(cfg->origin[HDP_FWD_KEY_WORKER_NICE].source);
-	for (size_t i = 0; i < HDP_ARRAY_SIZE(taken); i++) {
-		cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "worker_nice", taken[i], "f.ini", 3), 0,
-			     "'%s': %s", taken[i], captured_logs());
-		cr_assert_eq(cfg->worker_nice, values[i]);
-	}
-	cr_assert_str_eq(cfg->origin[HDP_FWD_KEY_WORKER_NICE].source, "f.ini");
-	for (size_t i = 0; i < HDP_ARRAY_SIZE(refused); i++) {
-		clear_logs();
-		cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "worker_nice", refused[i], "g.ini", 4),
-			     -EINVAL, "'%s'", refused[i]);
-		cr_assert(log_contains("g.ini:4: [global] key 'worker_nice', value '"), "%s",
-			  captured_logs());
-		cr_assert(log_contains("expected a nice value from -20 (first) to 19 (last)"),
-			  "%s", captured_logs());
-		cr_assert_eq(cfg->worker_nice, 7, "'%s' left its mark", refused[i]);
-	}
-}
-
 /* The process's MTE mode: sync unless asked, three names, a bad one named. */
 Test(fwd_config, tag_check_takes_sync_async_asymm_and_names_a_bad_one)
 {

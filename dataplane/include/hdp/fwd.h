@@ -34,8 +34,6 @@
 /* How long setting up waits for a queue another socket is letting go of. */
 #define HDP_FWD_QUEUE_WAIT_MS	5000
 #define HDP_FWD_METRICS_PATH_MAX 256
-/* worker_nice unless set: ahead of the kernel's threads (nice 0). */
-#define HDP_FWD_WORKER_NICE_DEFAULT	(-10)
 #define HDP_ETH_ZLEN		60	/* shortest Ethernet frame, FCS excluded */
 
 /*
@@ -101,7 +99,6 @@ enum hdp_fwd_key {
 	HDP_FWD_KEY_METRICS_FILE,
 	HDP_FWD_KEY_USER,
 	HDP_FWD_KEY_MAX_FRAME,
-	HDP_FWD_KEY_WORKER_NICE,
 	HDP_FWD_KEYS_TRACKED
 };
 
@@ -129,15 +126,6 @@ struct hdp_fwd_cfg {
 	 * which never sleeps. AF_XDP ports only.
 	 */
 	uint32_t idle_spin_us;
-	/*
-	 * The nice value the AF_XDP workers run at (-20..19). Below the
-	 * kernel's receive threads' 0 by default: a worker that shares its
-	 * core with the NAPI thread feeding it then takes the packets it was
-	 * given before that thread receives more, and under overload the
-	 * kernel drops in its NIC or veth ring, before doing receive work for
-	 * packets a full socket would drop (docs/OPERATIONS.md).
-	 */
-	int worker_nice;
 	/*
 	 * MTE's tag check mode (hdp/tag.h), the process's: asked for before
 	 * any pool is made; default HDP_TAG_CHECK's, else sync. No MTE, no
@@ -436,23 +424,6 @@ bool hdp_fwd_is_runtime_dir(const char *dir);
  * identity to find out (it is not root).
  */
 int hdp_fwd_access_as_runner(const struct hdp_fwd_cfg *cfg, const char *path, int mode);
-
-/*
- * Give the calling thread cfg->worker_nice, for the workers
- * hdp_fwd_start() makes to inherit (the nice value is a thread's): call
- * while privileges last, as lowering it needs CAP_SYS_NICE or
- * RLIMIT_NICE. @saved gets the thread's value before. 0, or -EPERM
- * (logged, naming the key) when a value set in the configuration cannot
- * be had; the default that cannot be had is not an error (the workers run
- * at the thread's own; hdp_fwd_priority_check() says so).
- */
-int hdp_fwd_priority_for_workers(const struct hdp_fwd_cfg *cfg, int *saved);
-
-/* Could the calling thread take cfg->worker_nice? What start-up would say of it. */
-int hdp_fwd_priority_check(const struct hdp_fwd_cfg *cfg);
-
-/* Once the workers run: the calling thread back to @saved, where allowed. */
-void hdp_fwd_priority_restore(int saved);
 
 /* Run the workers until hdp_fwd_stop(); 0 or a negative errno. */
 int hdp_fwd_start(struct hdp_fwd *f);
