@@ -90,16 +90,21 @@ start_contender() {
 	local c=$1 args
 	case $c in
 	# exec: the background PID must be the contender itself, or signals miss it.
+	# setsid: a session of its own, as a service manager or a login gives
+	# it. With autogroups (the default) a session is a scheduling group:
+	# in the generator's, busy on CPU 0, the contender's threads had a
+	# third of CPU 1 against the NAPI thread instead of half. No fork: the
+	# caller is not a process group leader (no job control in a script).
 	hdp-*|ini:*) mapfile -t args < <(fwd_args "$c")
-		exec ip netns exec "$name-fwd" "$(prog hdp-fwd)" "${fwd_base[@]}" "${args[@]}" ;;
-	kernel-xdp) exec ip netns exec "$name-fwd" taskset -c 1 \
+		exec setsid ip netns exec "$name-fwd" "$(prog hdp-fwd)" "${fwd_base[@]}" "${args[@]}" ;;
+	kernel-xdp) exec setsid ip netns exec "$name-fwd" taskset -c 1 \
 			"$(prog hdp-xdp-redirect)" --in f0 --out f1 ;;
-	testpmd) exec ip netns exec "$name-fwd" dpdk-testpmd --lcores '0@1,1@1' --in-memory --no-pci \
+	testpmd) exec setsid ip netns exec "$name-fwd" dpdk-testpmd --lcores '0@1,1@1' --in-memory --no-pci \
 			--vdev net_af_xdp0,iface=f0 --vdev net_af_xdp1,iface=f1 -- \
 			--forward-mode=io --total-num-mbufs 32768 --stats-period 100 --auto-start ;;
-	kernel-socket*) exec ip netns exec "$name-fwd" taskset -c 1 \
+	kernel-socket*) exec setsid ip netns exec "$name-fwd" taskset -c 1 \
 			"$(prog hdp-sockfwd)" --a f0 --b f1 ;;
-	bridge) exec ip netns exec "$name-fwd" sh -c 'ip link add br0 type bridge &&
+	bridge) exec setsid ip netns exec "$name-fwd" sh -c 'ip link add br0 type bridge &&
 			ip link set f0 master br0 && ip link set f1 master br0 &&
 			ip link set br0 up && exec sleep 3600' ;;
 	*) echo "$me: unknown contender '$c'" >&2; return 1 ;;
