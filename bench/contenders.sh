@@ -86,25 +86,28 @@ fwd_args() {
 
 is_busy() { case $1 in hdp-*-busy|hdp-*-busy+*) return 0 ;; esac; return 1; }
 
+# Replaces the calling (background) shell with CMD in the forwarder's
+# namespace. exec: the background PID must be the contender itself, or
+# signals miss it. setsid: a session of its own, as a service manager or a
+# login gives it. With autogroups (the default) a session is a scheduling
+# group: in the generator's, busy on CPU 0, the contender's threads had a
+# third of CPU 1 against the NAPI thread instead of half. No fork: the
+# caller is not a process group leader (no job control in a script).
+exec_in_fwd() {
+	exec setsid ip netns exec "$name-fwd" "$@"
+}
+
 start_contender() {
 	local c=$1 args
 	case $c in
-	# exec: the background PID must be the contender itself, or signals miss it.
-	# setsid: a session of its own, as a service manager or a login gives
-	# it. With autogroups (the default) a session is a scheduling group:
-	# in the generator's, busy on CPU 0, the contender's threads had a
-	# third of CPU 1 against the NAPI thread instead of half. No fork: the
-	# caller is not a process group leader (no job control in a script).
 	hdp-*|ini:*) mapfile -t args < <(fwd_args "$c")
-		exec setsid ip netns exec "$name-fwd" "$(prog hdp-fwd)" "${fwd_base[@]}" "${args[@]}" ;;
-	kernel-xdp) exec setsid ip netns exec "$name-fwd" taskset -c 1 \
-			"$(prog hdp-xdp-redirect)" --in f0 --out f1 ;;
-	testpmd) exec setsid ip netns exec "$name-fwd" dpdk-testpmd --lcores '0@1,1@1' --in-memory --no-pci \
+		exec_in_fwd "$(prog hdp-fwd)" "${fwd_base[@]}" "${args[@]}" ;;
+	kernel-xdp) exec_in_fwd taskset -c 1 "$(prog hdp-xdp-redirect)" --in f0 --out f1 ;;
+	testpmd) exec_in_fwd dpdk-testpmd --lcores '0@1,1@1' --in-memory --no-pci \
 			--vdev net_af_xdp0,iface=f0 --vdev net_af_xdp1,iface=f1 -- \
 			--forward-mode=io --total-num-mbufs 32768 --stats-period 100 --auto-start ;;
-	kernel-socket*) exec setsid ip netns exec "$name-fwd" taskset -c 1 \
-			"$(prog hdp-sockfwd)" --a f0 --b f1 ;;
-	bridge) exec setsid ip netns exec "$name-fwd" sh -c 'ip link add br0 type bridge &&
+	kernel-socket*) exec_in_fwd taskset -c 1 "$(prog hdp-sockfwd)" --a f0 --b f1 ;;
+	bridge) exec_in_fwd sh -c 'ip link add br0 type bridge &&
 			ip link set f0 master br0 && ip link set f1 master br0 &&
 			ip link set br0 up && exec sleep 3600' ;;
 	*) echo "$me: unknown contender '$c'" >&2; return 1 ;;
