@@ -232,7 +232,8 @@ static inline unsigned soft_tag_choose(uint64_t *rng, const unsigned *avoid, uns
 
 	for (unsigned i = 0; i < n; i++)
 		allowed &= ~(1u << (avoid[i] & 0xf));
-	k = (unsigned)(hdp_xorshift(rng) % popcount16(allowed));
+	/* The random word's high half scaled to the count: no division. */
+	k = (unsigned)((hdp_xorshift(rng) >> 32) * popcount16(allowed) >> 32);
 	while (k--)
 		allowed &= allowed - 1;
 	return (unsigned)__builtin_ctz(allowed);
@@ -388,6 +389,21 @@ static inline struct hdp_extent wipe_extent(const struct burst *b, uint64_t m,
 	return e;
 }
 
+/*
+ * init_on_free=on reads each freed object whole (zero_outside), and a
+ * frame back from TX was last read one trip through the rings ago, out of
+ * the cache. Its first lines, asked for while the object before it is
+ * read, start the hardware's stream early; asking for every line filled
+ * the CPU's miss buffers and stalled on the asking (perf).
+ */
+#define PREFETCH_HEAD 256
+
+static inline void prefetch_head(const char *obj, size_t size)
+{
+	for (size_t off = 0; off < size && off < PREFETCH_HEAD; off += 64)
+		__builtin_prefetch(obj + off);
+}
+
 /* Zero what is not zero in [p, p + n): a read where nothing was written. */
 static inline size_t zero_if_dirty(char *p, size_t n)
 {
@@ -477,6 +493,7 @@ core_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, struct hdp_ha
 	     bool never_tagged, void **out)
 {
 	struct burst b = burst_begin(hp, t, v);
+	bool whole_reads = (b.flags & (HDP_HF_INIT_FREE | HDP_HF_INIT_USED)) == HDP_HF_INIT_FREE;
 	uint64_t refused = 0;
 	unsigned kept = 0;
 
@@ -486,6 +503,9 @@ core_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, struct hdp_ha
 		uint64_t m = record(&b, idx);
 		unsigned mtag = !never_tagged && (m & META_TAGGED) ? META_TAG(m) : 0;
 		struct hdp_extent e;
+
+		if (whole_reads && i + 1 < n)
+			prefetch_head(hdp_untag(objs[i + 1]), b.obj_size);
 
 		if (!never_tagged)
 			forget_tag(&b, obj, m);
