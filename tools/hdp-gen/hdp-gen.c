@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * hdp-gen: send an exact number of Ethernet/IPv4/UDP frames out of one
- * interface (AF_PACKET, sendmmsg in batches), for tests, the demo and
+ * interface (AF_PACKET, sendmmsg in batches; paced with --rate, a batch
+ * holds only the frames that are due), for tests, the demo and
  * benchmarks. Frames are laid out as frame.h says: a sequence number, a
  * CRC32C over the payload, their own length, a payload that changes from
  * frame to frame, so hdp-sink --verify can check every byte. Lengths run
@@ -232,6 +233,8 @@ int main(int argc, char **argv)
 		/* Stamped: one frame a send, or the stamp tells the batch's wait. */
 		if (stamp)
 			n = 1;
+		/* Paced: the frames due, built before the wait for the first of them. */
+		n = hdp_gen_pace_batch(t0_ns, hdp_gen_now_ns(), sent, rate, n);
 		for (unsigned i = 0; i < n; i++) {
 			uint32_t seq = (uint32_t)(sent + i);
 			unsigned size = hdp_gen_size_of(&sizes, seq);
