@@ -171,17 +171,72 @@ Test(gen_frame, neighbours_differ_and_cannot_stand_in_for_each_other)
 	cr_assert_eq(hdp_gen_frame_check(g, 1514, &c), HDP_GEN_CORRUPTED);
 }
 
-Test(gen_frame, short_and_foreign_frames_are_never_intact)
+Test(gen_frame, foreign_frames_are_never_intact)
 {
 	struct hdp_gen_check c;
 
-	for (unsigned len = HDP_GEN_FRAME_MIN; len < HDP_GEN_TAGGED_MIN; len++) {
-		hdp_gen_frame_build(f, len, dst, src, 3, 0);
-		cr_assert_eq(hdp_gen_frame_check(f, len, &c), HDP_GEN_FOREIGN, "%u bytes", len);
-	}
 	hdp_gen_frame_build(f, 60, dst, src, 3, 0);
 	f[13] = 0xdd;	/* IPv6 */
 	cr_assert_eq(hdp_gen_frame_check(f, 60, &c), HDP_GEN_FOREIGN);
+	cr_assert_eq(hdp_gen_frame_check(f, 13, &c), HDP_GEN_FOREIGN);
+}
+
+/*
+ * Frames too short for a sequence number are hdp-gen's all the same:
+ * checked as built, padded or not, and told apart from foreign ones (a
+ * clean run of --size 14-80 failed with every one of them "foreign").
+ */
+Test(gen_frame, frames_too_short_for_a_number_check_unnumbered)
+{
+	static const uint32_t flows[] = { 0, 7, HDP_GEN_FLOWS_MAX - 1 };
+	struct hdp_gen_check c;
+
+	cr_assert(hdp_gen_frame_numbered(HDP_GEN_TAGGED_MIN));
+	for (unsigned len = HDP_GEN_FRAME_MIN; len < HDP_GEN_TAGGED_MIN; len++) {
+		cr_assert_not(hdp_gen_frame_numbered(len), "%u bytes", len);
+		for (size_t k = 0; k < sizeof(flows) / sizeof(flows[0]); k++) {
+			memset(f, 0xee, 64);
+			hdp_gen_frame_build(f, len, dst, src, 3, flows[k]);
+			cr_assert_eq(hdp_gen_frame_check(f, len, &c), HDP_GEN_UNNUMBERED,
+				     "%u bytes, flow %u: %s", len, flows[k], c.why);
+			if (len >= HDP_GEN_HEADED_MIN)
+				cr_assert_eq(c.flow, flows[k]);
+			/* Ethernet pads it to 60 bytes with zeros. */
+			memset(f + len, 0, 60 - len);
+			cr_assert_eq(hdp_gen_frame_check(f, 60, &c), HDP_GEN_UNNUMBERED,
+				     "%u bytes padded: %s", len, c.why);
+		}
+	}
+}
+
+/* Nothing about a frame too short for a number can be changed unseen either. */
+Test(gen_frame, every_flipped_bit_or_cut_of_a_short_frame_is_caught)
+{
+	static uint8_t g[64];
+	struct hdp_gen_check c;
+
+	for (unsigned len = HDP_GEN_FRAME_MIN; len < HDP_GEN_TAGGED_MIN; len++) {
+		hdp_gen_frame_build(f, len, dst, src, 0, 1);
+		for (unsigned bit = 12 * 8; bit < len * 8; bit++) {
+			memcpy(g, f, len);
+			g[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+			hdp_gen_frame_check(g, len, &c);
+			cr_assert(c.verdict != HDP_GEN_UNNUMBERED && c.verdict != HDP_GEN_INTACT,
+				  "%u bytes, bit %u flipped", len, bit);
+		}
+		/* Below 16 bytes a bare frame has no room to say its length. */
+		for (unsigned cut = HDP_GEN_BARE_LEN_OFF + 2; cut < len; cut++) {
+			enum hdp_gen_verdict v = hdp_gen_frame_check(f, cut, &c);
+
+			cr_assert(v != HDP_GEN_UNNUMBERED && v != HDP_GEN_INTACT,
+				  "%u bytes cut to %u: %s", len, cut, c.why);
+		}
+		/* Longer than it says, and not Ethernet's padding (14 bytes say nothing). */
+		memset(f + len, 0, 1);
+		if (len > HDP_GEN_FRAME_MIN && len + 1 != 60)
+			cr_assert_eq(hdp_gen_frame_check(f, len + 1, &c), HDP_GEN_CORRUPTED,
+				     "%u bytes and one more", len);
+	}
 }
 
 Test(gen_frame, payload_has_no_zero_byte)

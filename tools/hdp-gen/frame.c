@@ -12,8 +12,8 @@
 
 #define IP_OFF HDP_GEN_ETH_HLEN
 #define UDP_OFF (IP_OFF + 20u)
-/* Frames long enough for IPv4, UDP and a sequence number get them. */
-#define HEADED_MIN (HDP_GEN_SEQ_OFF + 4u)
+/* Ethernet pads a shorter frame to this length (without FCS) with zeros. */
+#define ETH_PADDED 60u
 #define SADDR_BASE 0xc6120001u
 #define DADDR_BASE 0xc6130001u
 
@@ -102,6 +102,19 @@ static void build_headers(uint8_t *f, unsigned len, uint32_t flow)
 	memcpy(f + UDP_OFF, &udp, sizeof(udp));
 }
 
+/* Bytes 12..@len-1 of a frame too short for IPv4 and UDP headers. */
+static void build_bare(uint8_t *f, unsigned len)
+{
+	uint16_t be16 = htons(HDP_GEN_BARE_TYPE);
+
+	memcpy(f + 12, &be16, 2);
+	memset(f + HDP_GEN_ETH_HLEN, 0, len - HDP_GEN_ETH_HLEN);
+	if (len >= HDP_GEN_BARE_LEN_OFF + 2) {
+		be16 = htons((uint16_t)len);
+		memcpy(f + HDP_GEN_BARE_LEN_OFF, &be16, 2);
+	}
+}
+
 static void build(uint8_t *f, unsigned len, const uint8_t dst[6], const uint8_t src[6],
 		  uint32_t seq, uint32_t flow, int stamped)
 {
@@ -111,19 +124,17 @@ static void build(uint8_t *f, unsigned len, const uint8_t dst[6], const uint8_t 
 
 	memcpy(f, dst, 6);
 	memcpy(f + 6, src, 6);
-	if (len < HEADED_MIN) {
-		be16 = htons(ETHERTYPE_IP);
-		memcpy(f + 12, &be16, 2);
-		memset(f + HDP_GEN_ETH_HLEN, 0, len - HDP_GEN_ETH_HLEN);
+	if (len < HDP_GEN_HEADED_MIN) {
+		build_bare(f, len);
 		return;
 	}
 	build_headers(f, len, flow);
-	be32 = htonl(seq);
-	memcpy(f + HDP_GEN_SEQ_OFF, &be32, 4);
-	if (len < HDP_GEN_TAGGED_MIN) {
-		memcpy(f + HEADED_MIN, pattern_for(seq), len - HEADED_MIN);
+	if (!hdp_gen_frame_numbered(len)) {
+		memset(f + HDP_GEN_HEADED_MIN, 0, len - HDP_GEN_HEADED_MIN);
 		return;
 	}
+	be32 = htonl(seq);
+	memcpy(f + HDP_GEN_SEQ_OFF, &be32, 4);
 	be16 = htons((uint16_t)len);
 	memcpy(f + HDP_GEN_LEN_OFF, &be16, 2);
 	be16 = htons(stamped ? HDP_GEN_MAGIC_STAMPED : HDP_GEN_MAGIC);
@@ -165,6 +176,69 @@ static enum hdp_gen_verdict verdict(struct hdp_gen_check *c, enum hdp_gen_verdic
 	return v;
 }
 
+/* Are bytes @from..@len-1 of @f all zero? */
+static bool zeros_from(const uint8_t *f, size_t from, size_t len)
+{
+	for (size_t i = from; i < len; i++)
+		if (f[i])
+			return false;
+	return true;
+}
+
+/*
+ * A bare frame (shorter than 42 bytes): its length field, if it had room
+ * for one, and zeros; as long as the field says, or padded to 60 bytes
+ * by Ethernet (with zeros, which the check covers too).
+ */
+static enum hdp_gen_verdict check_short_bare(const uint8_t *f, size_t len,
+					     struct hdp_gen_check *c)
+{
+	size_t zeros_off = HDP_GEN_ETH_HLEN;
+
+	/* 0 there: a frame of 14 or 15 bytes, with no room for the field, padded. */
+	if (len >= HDP_GEN_BARE_LEN_OFF + 2) {
+		c->stated = get16(f + HDP_GEN_BARE_LEN_OFF);
+		zeros_off = HDP_GEN_BARE_LEN_OFF + 2;
+	}
+	if (c->stated && (c->stated < HDP_GEN_BARE_LEN_OFF + 2 || c->stated >= HDP_GEN_HEADED_MIN))
+		return verdict(c, HDP_GEN_CORRUPTED, "bare, with a length field no bare frame has");
+	if (len < c->stated)
+		return verdict(c, HDP_GEN_TRUNCATED, "shorter than its bare length field");
+	if (len != ETH_PADDED && (c->stated ? len > c->stated : len >= HDP_GEN_BARE_LEN_OFF + 2))
+		return verdict(c, HDP_GEN_CORRUPTED, "bare, and longer than its length field");
+	if (!zeros_from(f, zeros_off, len))
+		return verdict(c, HDP_GEN_CORRUPTED, "bare, and a byte after its header not zero");
+	return verdict(c, HDP_GEN_UNNUMBERED, "");
+}
+
+/*
+ * A frame of 42 to 53 bytes by its IPv4 header: its headers as hdp-gen
+ * writes them for the flow and length, then zeros; as long as it says, or
+ * padded to 60 bytes by Ethernet (with zeros).
+ */
+static enum hdp_gen_verdict check_short_headed(const uint8_t *f, size_t len,
+					       const struct iphdr *ip, struct hdp_gen_check *c)
+{
+	uint8_t want[HDP_GEN_HEADED_MIN];
+	uint32_t flow;
+
+	if (c->stated < HDP_GEN_HEADED_MIN)
+		return verdict(c, HDP_GEN_FOREIGN, "states fewer bytes than IPv4 and UDP headers");
+	if (len > c->stated && len != ETH_PADDED)
+		return verdict(c, HDP_GEN_CORRUPTED, "longer than its IPv4 total length");
+	flow = ntohl(ip->saddr) - SADDR_BASE;
+	if (flow >= HDP_GEN_FLOWS_MAX)
+		return verdict(c, HDP_GEN_CORRUPTED, "IPv4 source not one hdp-gen uses");
+	build_headers(want, c->stated, flow);
+	if (memcmp(f + 12, want + 12, HDP_GEN_HEADED_MIN - 12))
+		return verdict(c, HDP_GEN_CORRUPTED, "IPv4 or UDP header not as sent");
+	if (!zeros_from(f, HDP_GEN_HEADED_MIN, len))
+		return verdict(c, HDP_GEN_CORRUPTED,
+			       "too short for a number, and a byte after UDP not zero");
+	c->flow = flow;
+	return verdict(c, HDP_GEN_UNNUMBERED, "");
+}
+
 enum hdp_gen_verdict hdp_gen_frame_check(const uint8_t *f, size_t len,
 					 struct hdp_gen_check *c)
 {
@@ -174,6 +248,10 @@ enum hdp_gen_verdict hdp_gen_frame_check(const uint8_t *f, size_t len,
 	uint32_t flow;
 
 	*c = (struct hdp_gen_check){ .verdict = HDP_GEN_INTACT, .why = "" };
+	if (len < HDP_GEN_ETH_HLEN)
+		return verdict(c, HDP_GEN_FOREIGN, "shorter than an Ethernet header");
+	if (get16(f + 12) == HDP_GEN_BARE_TYPE)
+		return check_short_bare(f, len, c);
 	if (len < UDP_OFF)
 		return verdict(c, HDP_GEN_FOREIGN, "shorter than Ethernet and IPv4 headers");
 	memcpy(&ip, f + IP_OFF, sizeof(ip));
@@ -187,12 +265,12 @@ enum hdp_gen_verdict hdp_gen_frame_check(const uint8_t *f, size_t len,
 	/* The pattern a payload is held to is as long as the longest frame. */
 	if (ip_stated > HDP_GEN_FRAME_MAX)
 		return verdict(c, HDP_GEN_FOREIGN, "states more bytes than any frame hdp-gen makes");
-	if (len >= HEADED_MIN)
+	if (len >= HDP_GEN_SEQ_OFF + 4)
 		c->seq = get32(f + HDP_GEN_SEQ_OFF);
 	if (len < ip_stated)
 		return verdict(c, HDP_GEN_TRUNCATED, "shorter than its IPv4 total length");
-	if (ip_stated < HDP_GEN_TAGGED_MIN)
-		return verdict(c, HDP_GEN_FOREIGN, "too short to carry a checksum and a length");
+	if (!hdp_gen_frame_numbered(ip_stated))
+		return check_short_headed(f, len, &ip, c);
 	c->stamped = get16(f + HDP_GEN_MAGIC_OFF) == HDP_GEN_MAGIC_STAMPED;
 	if (get16(f + HDP_GEN_MAGIC_OFF) != HDP_GEN_MAGIC && !c->stamped)
 		return verdict(c, HDP_GEN_CORRUPTED, "no hdp-gen magic");
@@ -204,7 +282,7 @@ enum hdp_gen_verdict hdp_gen_frame_check(const uint8_t *f, size_t len,
 	if (c->stated != ip_stated)
 		return verdict(c, HDP_GEN_CORRUPTED, "len field and IPv4 total length differ");
 	/* Ethernet pads short frames to 60 bytes; past that, extra bytes are wrong. */
-	if (len > c->stated && len > 60)
+	if (len > c->stated && len > ETH_PADDED)
 		return verdict(c, HDP_GEN_CORRUPTED, "longer than its len field");
 	/* Every header byte but the MACs as hdp-gen writes it for the flow. */
 	flow = ntohl(ip.saddr) - SADDR_BASE;

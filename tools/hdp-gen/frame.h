@@ -23,14 +23,26 @@
  * checksum, and a 60-byte frame carries it whole.
  *
  * IPv4 total length and UDP length always match the frame's length.
- * Frames of 46 to 53 bytes carry seq and pattern but no check; shorter
- * frames are a bare Ethernet header and zeros. The checksum covers
- * everything after UDP but itself, and the MACs are left out on purpose:
- * a forwarder may rewrite them.
+ * The checksum covers everything after UDP but itself, and the MACs are
+ * left out on purpose: a forwarder may rewrite them.
+ *
+ * Frames shorter than 54 bytes have no room for seq, check and len: they
+ * carry no sequence number and use none up (hdp-gen numbers the frames
+ * that carry one, 0, 1, 2, ...). From 42 bytes they are Ethernet, IPv4
+ * and UDP headers as above and zeros after; below 42 there is no room
+ * for both headers, and a frame is "bare":
+ *
+ *  12  type   (2): 0x88b5, IEEE 802's local experimental EtherType
+ *  14  len    (2, big-endian, from 16 bytes on): the frame's length
+ *  16  zeros
+ *
+ * hdp-sink --verify checks these byte for byte too and counts them as
+ * unnumbered.
  */
 #ifndef HDP_GEN_FRAME_H
 #define HDP_GEN_FRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,8 +55,12 @@
 #define HDP_GEN_LEN_OFF 50u
 #define HDP_GEN_MAGIC_OFF 52u
 #define HDP_GEN_PAYLOAD_OFF 54u
-/* The shortest frame that carries all of the above and can be verified. */
+/* The shortest frame that carries all of the above: a sequence number too. */
 #define HDP_GEN_TAGGED_MIN HDP_GEN_PAYLOAD_OFF
+/* The shortest frame with whole IPv4 and UDP headers; shorter ones are bare. */
+#define HDP_GEN_HEADED_MIN 42u
+#define HDP_GEN_BARE_TYPE 0x88b5u
+#define HDP_GEN_BARE_LEN_OFF 14u
 #define HDP_GEN_MAGIC 0x6867u
 #define HDP_GEN_MAGIC_STAMPED 0x6854u
 #define HDP_GEN_STAMP_OFF 54u
@@ -55,13 +71,20 @@
 /* Flows 0..HDP_GEN_FLOWS_MAX - 1 (hdp-gen --flows). */
 #define HDP_GEN_FLOWS_MAX 65535u
 
+/* Does a frame of @len bytes carry a sequence number (and so use one up)? */
+static inline bool hdp_gen_frame_numbered(unsigned len)
+{
+	return len >= HDP_GEN_TAGGED_MIN;
+}
+
 /* Build the pattern and pick the checksum's implementation. Once. */
 void hdp_gen_frame_init(void);
 
 /*
  * Write frame @seq of @len bytes (HDP_GEN_FRAME_MIN..HDP_GEN_FRAME_MAX)
  * for flow @flow into @f: every byte of the @len, nothing after. Flow 0 is
- * 198.18.0.1:9 -> 198.19.0.1:9; flow N moves addresses and ports.
+ * 198.18.0.1:9 -> 198.19.0.1:9; flow N moves addresses and ports. A frame
+ * too short for a sequence number ignores @seq, and a bare one @flow.
  */
 void hdp_gen_frame_build(uint8_t *f, unsigned len, const uint8_t dst[6],
 			 const uint8_t src[6], uint32_t seq, uint32_t flow);
@@ -85,13 +108,14 @@ enum hdp_gen_verdict {
 	HDP_GEN_INTACT,		/* every byte as built */
 	HDP_GEN_CORRUPTED,	/* a checksum, a length field or a payload byte wrong */
 	HDP_GEN_TRUNCATED,	/* shorter than its IPv4 header or its len field say */
-	HDP_GEN_FOREIGN,	/* not IPv4/UDP, or too short to carry check and len */
+	HDP_GEN_FOREIGN,	/* not a frame hdp-gen makes: not IPv4/UDP, or too short */
+	HDP_GEN_UNNUMBERED,	/* every byte as built, too short to carry a number */
 };
 
 struct hdp_gen_check {
 	enum hdp_gen_verdict verdict;
 	uint32_t seq;		/* valid when INTACT; a hint otherwise */
-	uint32_t flow;		/* valid when INTACT */
+	uint32_t flow;		/* valid when INTACT, and UNNUMBERED with headers */
 	int stamped;		/* the frame says "hT": its stamp is not checked */
 	unsigned stated;	/* the length the frame claims, 0 if none */
 	const char *why;	/* what was wrong, for a message; "" when INTACT */
@@ -101,8 +125,9 @@ struct hdp_gen_check {
  * Check a received frame of @len bytes at @f, byte for byte: every header
  * byte but the MACs as hdp-gen writes it for the frame's flow and length,
  * the tag, the checksum, and the payload against the pattern its seq calls
- * for. A forwarder may rewrite the MACs; it may change nothing else. Costs a CRC and a
- * memcmp over the frame. Returns c->verdict.
+ * for; a frame too short for a number, its headers (or its bare length)
+ * and zeros. A forwarder may rewrite the MACs; it may change nothing else.
+ * Costs a CRC and a memcmp over the frame. Returns c->verdict.
  */
 enum hdp_gen_verdict hdp_gen_frame_check(const uint8_t *f, size_t len,
 					 struct hdp_gen_check *c);

@@ -72,8 +72,9 @@ static void usage(FILE *f)
 		"                 checksum was computed (a test of the verifier)\n"
 		"  --truncate K   send every K-th frame a quarter short of the length its\n"
 		"                 headers state (a test of the verifier)\n"
-		"Every frame of 54 bytes or more carries a sequence number, its length and\n"
-		"a CRC32C of its payload, for hdp-sink --verify (layout: tools/hdp-gen/frame.h).\n");
+		"Every frame of 54 bytes or more carries a sequence number (0, 1, 2, ...), its\n"
+		"length and a CRC32C of its payload, for hdp-sink --verify; shorter frames\n"
+		"carry none and use none up (layout: tools/hdp-gen/frame.h).\n");
 }
 
 /* 0 if frames of up to @max bytes fit @ifname's MTU; else says why, exit status 2. */
@@ -133,6 +134,8 @@ int main(int argc, char **argv)
 	const char *ifname = NULL;
 	uint64_t count = 1000, rate = 0, flows = 1, corrupt = 0, truncate = 0;
 	uint64_t sent = 0;	/* 64 bits where long is 32: pacing past 2^32 frames */
+	uint32_t numbered = 0;	/* sequence numbers used: frames that carry one */
+	uint32_t seq_after[BATCH];	/* numbered, once a batch's frame I is sent */
 	unsigned long long bytes = 0;
 	struct hdp_gen_sizes sizes = { .min = 60, .max = 60 };
 	bool src_given = false, stamp = false;
@@ -228,6 +231,7 @@ int main(int argc, char **argv)
 	t0_ns = hdp_gen_now_ns();
 	while (!stop && (count == 0 || sent < count)) {
 		unsigned n = count && count - sent < BATCH ? (unsigned)(count - sent) : BATCH;
+		uint32_t seq = numbered;
 		int r;
 
 		/* Stamped: one frame a send, or the stamp tells the batch's wait. */
@@ -236,15 +240,15 @@ int main(int argc, char **argv)
 		/* Paced: the frames due, built before the wait for the first of them. */
 		n = hdp_gen_pace_batch(t0_ns, hdp_gen_now_ns(), sent, rate, n);
 		for (unsigned i = 0; i < n; i++) {
-			uint32_t seq = (uint32_t)(sent + i);
-			unsigned size = hdp_gen_size_of(&sizes, seq);
+			unsigned size = hdp_gen_size_of(&sizes, (uint32_t)(sent + i));
+			uint32_t flow = (uint32_t)((sent + i) % flows);
 
 			if (stamp)
-				hdp_gen_frame_build_stamped(frames[i], size, dst, src, seq,
-							    (uint32_t)((sent + i) % flows));
+				hdp_gen_frame_build_stamped(frames[i], size, dst, src, seq, flow);
 			else
-				hdp_gen_frame_build(frames[i], size, dst, src, seq,
-						    (uint32_t)((sent + i) % flows));
+				hdp_gen_frame_build(frames[i], size, dst, src, seq, flow);
+			seq += hdp_gen_frame_numbered(size);
+			seq_after[i] = seq;
 			if (corrupt | truncate)
 				size = spoil(frames[i], size, sent + i, corrupt, truncate);
 			iov[i] = (struct iovec){ frames[i], size };
@@ -265,6 +269,8 @@ int main(int argc, char **argv)
 		}
 		for (int i = 0; i < r; i++)
 			bytes += iov[i].iov_len;
+		if (r > 0)
+			numbered = seq_after[r - 1];
 		sent += (unsigned)r;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);

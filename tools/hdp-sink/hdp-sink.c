@@ -162,7 +162,8 @@ static void usage(FILE *f)
 		"                CRC32C, its length, its payload, its sequence number;\n"
 		"                counts corrupted, truncated, reordered, duplicated, lost\n"
 		"                and foreign frames; exit 1 if any (tens of thousands of\n"
-		"                frames a second, not full rate)\n"
+		"                frames a second, not full rate); frames below 54 bytes\n"
+		"                carry no number: checked, and counted as unnumbered\n"
 		"  --capture N   print the first N frames (first 64 bytes of each)\n"
 		"  --latency     take every frame hdp-gen --stamp sent: the time since its\n"
 		"                stamp at the driver's XDP hook, into a histogram; at the\n"
@@ -170,7 +171,8 @@ static void usage(FILE *f)
 		"                reordered and missing, the histogram (then dropped)\n"
 		"  --duration S  stop after S seconds\n"
 		"  --expect N    stop after N frames; with --verify, N is the run hdp-gen\n"
-		"                sent, and every sequence number below N must arrive\n"
+		"                sent: N frames must arrive, every sequence number of the\n"
+		"                run among them\n"
 		"  --idle S      stop S seconds after the last frame (once one came)\n"
 		"  --every S     print the count every S seconds\n");
 }

@@ -74,11 +74,33 @@ int seqs_add(struct seqs *s, uint32_t seq, uint32_t flow)
 	return 0;
 }
 
+void seqs_add_unnumbered(struct seqs *s)
+{
+	s->unnumbered++;
+}
+
+/* The numbers a run of expect frames used: one fewer for each unnumbered frame. */
+static uint64_t numbers_expected(const struct seqs *s)
+{
+	return s->expect > s->unnumbered ? s->expect - s->unnumbered : 0;
+}
+
 uint64_t seqs_lost(const struct seqs *s)
 {
+	uint64_t want = numbers_expected(s);
+
 	if (s->expect)
-		return s->expect - s->unique;
+		return want > s->unique ? want - s->unique : 0;
 	return s->any ? (uint64_t)s->highest + 1 - s->unique : 0;
+}
+
+uint64_t seqs_extra(const struct seqs *s)
+{
+	uint64_t came = s->unique + s->unnumbered;
+
+	if (s->expect && came > s->expect)
+		return s->extra + came - s->expect;
+	return s->extra;
 }
 
 static bool seen(const struct seqs *s, uint64_t seq)
@@ -88,7 +110,7 @@ static bool seen(const struct seqs *s, uint64_t seq)
 
 int seqs_next_gap(const struct seqs *s, uint64_t from, uint64_t *first, uint64_t *last)
 {
-	uint64_t end = s->expect ? s->expect : s->any ? (uint64_t)s->highest + 1 : 0;
+	uint64_t end = s->expect ? numbers_expected(s) : s->any ? (uint64_t)s->highest + 1 : 0;
 
 	while (from < end && seen(s, from))
 		from++;

@@ -90,6 +90,7 @@ static const char *verdict_name(enum hdp_gen_verdict v)
 	case HDP_GEN_CORRUPTED: return "corrupted";
 	case HDP_GEN_TRUNCATED: return "truncated";
 	case HDP_GEN_FOREIGN: return "foreign";
+	case HDP_GEN_UNNUMBERED: return "unnumbered";
 	}
 	return "?";
 }
@@ -107,6 +108,10 @@ static void judge(struct verify *v, const uint8_t *f, size_t len)
 		v->intact++;
 		if (seqs_add(&v->seqs, c.seq, c.flow))
 			v->no_memory = true;
+		return;
+	} else if (c.verdict == HDP_GEN_UNNUMBERED) {
+		v->intact++;
+		seqs_add_unnumbered(&v->seqs);
 		return;
 	}
 	switch (c.verdict) {
@@ -155,23 +160,24 @@ static unsigned wait_and_drain(int fd, struct verify *v, int ms)
 
 static int report(const struct verify *v, const struct sink_counts *xdp, unsigned drops)
 {
-	uint64_t lost = seqs_lost(&v->seqs);
+	uint64_t lost = seqs_lost(&v->seqs), extra = seqs_extra(&v->seqs);
 	uint64_t unread = xdp->packets > v->frames ? xdp->packets - v->frames : 0;
 	/* Nothing at all is no evidence: without --expect it had read "ok". */
 	bool bad = v->corrupted || v->truncated || v->foreign || v->seqs.reordered ||
-		   v->seqs.duplicated || v->seqs.extra || lost || unread || v->no_memory ||
+		   v->seqs.duplicated || extra || lost || unread || v->no_memory ||
 		   !v->frames;
 
 	printf("received %llu frames, %llu bytes\n", (unsigned long long)xdp->packets,
 	       (unsigned long long)xdp->bytes);
 	printf("verified frames=%llu bytes=%llu intact=%llu corrupted=%llu truncated=%llu "
-	       "reordered=%llu duplicated=%llu lost=%llu foreign=%llu extra=%llu unread=%llu\n",
+	       "reordered=%llu duplicated=%llu lost=%llu foreign=%llu extra=%llu unread=%llu "
+	       "unnumbered=%llu\n",
 	       (unsigned long long)v->frames, (unsigned long long)v->bytes,
 	       (unsigned long long)v->intact, (unsigned long long)v->corrupted,
 	       (unsigned long long)v->truncated, (unsigned long long)v->seqs.reordered,
 	       (unsigned long long)v->seqs.duplicated, (unsigned long long)lost,
-	       (unsigned long long)v->foreign, (unsigned long long)v->seqs.extra,
-	       (unsigned long long)unread);
+	       (unsigned long long)v->foreign, (unsigned long long)extra,
+	       (unsigned long long)unread, (unsigned long long)v->seqs.unnumbered);
 	if (lost) {
 		uint64_t first, last = 0;
 		int runs = 0;
@@ -181,6 +187,9 @@ static int report(const struct verify *v, const struct sink_counts *xdp, unsigne
 			printf(first == last ? " %llu" : " %llu-%llu", (unsigned long long)first,
 			       (unsigned long long)last);
 		printf(runs == 5 ? " ...\n" : "\n");
+		if (v->seqs.unnumbered && v->seqs.expect)
+			printf("frames too short for a number came, and are not told apart: "
+			       "the last numbers counted lost may stand for them\n");
 	}
 	if (unread)
 		printf("%llu frames passed the XDP program but were not read; the socket "
