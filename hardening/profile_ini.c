@@ -93,6 +93,31 @@ static void section_opens(struct ini_ctx *c, const char *section)
 	c->errors += ret != 0;
 }
 
+/* The characters libinih takes for space (isspace() in the C locale). */
+#define INI_SPACE " \t\n\v\f\r"
+
+/*
+ * What follows a header's ']': libinih ignores all of it, so that
+ * "[pool:umem] tag = off" would leave umem's tag as it was, unseen. Only
+ * spaces and a comment may follow; anything else is refused, the section
+ * with it (its keys are not applied). true if the header is clean.
+ */
+static bool header_ends_clean(struct ini_ctx *c, const char *name, const char *after)
+{
+	const char *text = after + strspn(after, INI_SPACE);
+	size_t n = strlen(text);
+
+	if (!n || *text == ';')
+		return true;
+	while (n && strchr(INI_SPACE, text[n - 1]))
+		n--;
+	hdp_log(HDP_LOG_ERR, "%s:%d: section [%s]: '%.*s' after its ']': a header line holds "
+		"the header alone (and a comment after ';')", c->path, c->line, name, (int)n, text);
+	c->bad_section = true;
+	c->errors++;
+	return false;
+}
+
 static void section_header(struct ini_ctx *c, const char *line)
 {
 	char name[200];
@@ -110,7 +135,8 @@ static void section_header(struct ini_ctx *c, const char *line)
 		n = sizeof(name) - 1;
 	memcpy(name, line + 1, n);
 	name[n] = '\0';
-	section_opens(c, name);
+	if (header_ends_clean(c, name, end + 1))
+		section_opens(c, name);
 }
 
 /*
@@ -119,9 +145,11 @@ static void section_header(struct ini_ctx *c, const char *line)
  * (the value cut short, the rest taken for a line of its own), and a NUL
  * byte would end it early for libinih while the rest of it stayed
  * unread: both are refused here, by their number, and libinih gets a
- * comment in their place. A failed read (a directory, an I/O error) is
- * not the end of the file: it ends the parse, and the caller refuses the
- * file rather than take what came before for all of it.
+ * comment in their place. A comment (';' or '#' first, after spaces, as
+ * libinih reads it) may be of any length: nothing of it is read. A
+ * failed read (a directory, an I/O error) is not the end of the file: it
+ * ends the parse, and the caller refuses the file rather than take what
+ * came before for all of it.
  */
 /* Has @fd something to read (or its writer's close) within HDP_INI_WAIT_MS? */
 static bool wait_readable(int fd)
@@ -165,7 +193,7 @@ static int next_byte(struct ini_ctx *c)
 static char *counting_reader(char *str, int num, void *stream)
 {
 	struct ini_ctx *c = stream;
-	int ch = EOF, len = 0;
+	int ch = EOF, len = 0, first = 0;
 	bool nul = false, too_long = false;
 
 	while ((ch = next_byte(c)) != EOF) {
@@ -174,6 +202,8 @@ static char *counting_reader(char *str, int num, void *stream)
 		else if (ch != '\n')
 			too_long = true;
 		nul |= ch == '\0';
+		if (!first && ch && !strchr(INI_SPACE, ch))
+			first = ch;	/* libinih's test for a comment */
 		if (ch == '\n')
 			break;
 	}
@@ -183,12 +213,15 @@ static char *counting_reader(char *str, int num, void *stream)
 		return NULL;
 	str[len] = '\0';
 	c->line++;
-	if (nul || too_long) {
+	if (too_long && !nul && (first == ';' || first == '#')) {
+		snprintf(str, (size_t)num, ";\n");
+	} else if (nul || too_long) {
 		if (nul)
 			hdp_log(HDP_LOG_ERR, "%s:%d: the line holds a NUL byte", c->path, c->line);
 		else
-			hdp_log(HDP_LOG_ERR, "%s:%d: line longer than %d characters", c->path,
-				c->line, num - 2);
+			hdp_log(HDP_LOG_ERR, "%s:%d: line longer than %d characters, the most a "
+				"section or key = value line holds (a comment may be longer)",
+				c->path, c->line, num - 2);
 		c->errors++;
 		snprintf(str, (size_t)num, ";\n");
 	} else {

@@ -126,6 +126,50 @@ Test(fwd_config, file_errors_name_file_line_section_key_and_value)
 	cr_assert_eq(cfg->nports, 0, "nothing is half configured");
 }
 
+/*
+ * "[pool:umem] tag = off" left umem at tag = auto and the file was taken
+ * (--check-config said 0): libinih ignores whatever follows a header's
+ * ']'. Refused by line, section and text, in hdp-fwd's sections too.
+ */
+Test(fwd_config, text_after_a_section_header_is_refused)
+{
+	const char *path = write_ini("[global]x\nmode = macswap\n[pool:umem] tag = off\n"
+				     "[port:a]]\npeer = b\n[port:b] ; a comment is fine\n");
+	struct hdp_profile p;
+	int ret = hdp_fwd_cfg_load(cfg, path);
+
+	unlink(path);
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, -EINVAL);
+	cr_assert(log_contains(":1: section [global]: 'x' after its ']'"), "%s", captured_logs());
+	cr_assert(log_contains(":3: section [pool:umem]: 'tag = off' after its ']'"), "%s",
+		  captured_logs());
+	cr_assert(log_contains(":4: section [port:a]: ']' after its ']'"), "%s", captured_logs());
+	cr_assert(!log_contains(":6:"), "%s", captured_logs());
+	cr_assert_eq(cfg->mode, HDP_FWD_IO, "nothing is half configured");
+	hdp_harden_config_resolve(&cfg->harden, "umem", &p);
+	cr_assert_eq(p.tag, HDP_TAG_AUTO);
+}
+
+/* A comment line past 198 characters made the whole file be refused. */
+Test(fwd_config, a_comment_line_of_any_length_is_taken)
+{
+	char text[1024] = "[global]\n; ";
+	const char *path;
+	int ret;
+
+	memset(text + strlen(text), 'x', 600);
+	strcat(text, "\nmode = macswap\n");
+	path = write_ini(text);
+	ret = hdp_fwd_cfg_load(cfg, path);
+	unlink(path);
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, 0, "%s", captured_logs());
+	cr_assert_eq(cfg->mode, HDP_FWD_MACSWAP);
+}
+
 Test(fwd_config, the_shipped_configs_load)
 {
 	static const char *const files[] = { "default.ini", "strict.ini", "fast.ini",

@@ -549,6 +549,89 @@ Test(harden_profile, a_device_or_a_huge_file_is_no_configuration, .timeout = 20)
 		  captured_logs());
 }
 
+/* Write @text to a file of its own and load it: the load's return. */
+static int load_text(const char *text)
+{
+	char path[] = "/tmp/hdp-test-ini-XXXXXX";
+	int fd = mkstemp(path), ret;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	ret = hdp_harden_config_load_file(cfg, path, NULL, NULL);
+	unlink(path);
+	return ret;
+}
+
+/*
+ * libinih ignores whatever follows a header's ']': "[pool:rx] tag = off"
+ * left rx as it was, and the file was taken. Refused, by line, section
+ * and text; the section's keys are not applied.
+ */
+Test(harden_profile, text_after_a_section_header_is_refused_not_ignored)
+{
+	static const char *const bad[][2] = {
+		{ "[pool:rx] tag = off\n", ":1: section [pool:rx]: 'tag = off' after its ']'" },
+		{ "[pool:default]x\ntag = off\n", ":1: section [pool:default]: 'x' after its ']'" },
+		{ "\n[pool:rx]]\ntag = off\n", ":2: section [pool:rx]: ']' after its ']'" },
+		{ "[pool:rx]\t# a comment?\r\n", ":1: section [pool:rx]: '# a comment?' after" },
+	};
+	struct hdp_profile before = resolve("rx"), after;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int ret;
+
+		clear_logs();
+		ret = load_text(bad[i][0]);
+		if (ret == -EOPNOTSUPP)
+			cr_skip_test("built without libinih");
+		cr_assert_eq(ret, -EINVAL, "'%s' was taken", bad[i][0]);
+		cr_assert(log_contains(bad[i][1]), "%s", captured_logs());
+		cr_assert(!log_contains("key 'tag'"), "its keys are not reported again: %s",
+			  captured_logs());
+		after = resolve("rx");
+		cr_assert(same_profile(&before, &after), "'%s' changed rx", bad[i][0]);
+	}
+	/* Spaces and a comment after ';' are what may follow. */
+	clear_logs();
+	cr_assert_eq(load_text("[pool:rx]   ; the receive pool\r\ntag = soft\n"
+			       "[pool:tx];\ntag = off\n[pool:default] \t\n"), 0,
+		     "%s", captured_logs());
+	cr_assert_eq(resolve("rx").tag, HDP_TAG_SOFT);
+	cr_assert_eq(resolve("tx").tag, HDP_TAG_OFF);
+}
+
+/*
+ * A comment line past libinih's 198 characters made the whole file be
+ * refused. A comment is taken at any length; a line with a key is still
+ * refused past 198, naming its line.
+ */
+Test(harden_profile, a_comment_of_any_length_is_taken_a_long_key_line_is_not)
+{
+	static char text[8192], value[400];
+	int ret;
+
+	memset(value, 'x', sizeof(value) - 1);
+	snprintf(text, sizeof(text), "; %.250s\n[pool:rx]\n# %.300s\n  \t; %.199s\ntag = soft\n",
+		 value, value, value);
+	ret = load_text(text);
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, 0, "%s", captured_logs());
+	cr_assert_eq(resolve("rx").tag, HDP_TAG_SOFT);
+
+	snprintf(text, sizeof(text), "[pool:rx]\ntag = off\ninit_exclude = a,%.300s\n", value);
+	clear_logs();
+	cr_assert_eq(load_text(text), -EINVAL);
+	cr_assert(log_contains(":3: line longer than 198 characters"), "%s", captured_logs());
+	cr_assert_eq(resolve("rx").tag, HDP_TAG_SOFT, "nothing of the file is taken");
+	/* A key line whose comment makes it too long: the value could be cut short. */
+	snprintf(text, sizeof(text), "[pool:rx]\ntag = off ; %.250s\n", value);
+	clear_logs();
+	cr_assert_eq(load_text(text), -EINVAL);
+	cr_assert(log_contains(":2: line longer than 198 characters"), "%s", captured_logs());
+}
+
 struct port_events {
 	int headers, keys, header_line;
 };

@@ -182,7 +182,10 @@ int hdp_fwd_cfg_refuse(const struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key,
 int hdp_fwd_port_refuse(const struct hdp_port_cfg *p, const char *fmt, ...)
 	HDP_PRINTF(2, 3);
 
-/* The longest line hdp's INI reader takes: libinih's 200, less newline and NUL. */
+/*
+ * The longest line with a header or a key hdp's INI reader takes:
+ * libinih's 200, less newline and NUL. A comment line may be longer.
+ */
 #define HDP_INI_LINE_MAX 198
 
 /*
