@@ -12,6 +12,16 @@
 #define BENCH_TRIALS_MAX 31
 #define BENCH_PATH_MAX 4096
 
+/*
+ * Does @s start with a decimal digit? What every number on hdp-bench's
+ * command line must do: strtoul and strtol would also take leading
+ * spaces and a sign ("+5", " 5", "-1" wrapped to a huge count).
+ */
+static inline bool bench_digits_first(const char *s)
+{
+	return *s >= '0' && *s <= '9';
+}
+
 /* Where the helper scripts, the shipped profiles and the programs are. */
 struct bench_paths {
 	bool installed;			/* an installed bindir, not the build tree */

@@ -182,7 +182,7 @@ static int parse_sizes(const char *list, struct micro_sizes *sz)
 	while (*at) {
 		unsigned long len = strtoul(at, &end, 10);
 
-		if (end == at || (*end && *end != ',') || len < 60 || len > BENCH_SIZE_MAX ||
+		if (!bench_digits_first(at) || (*end && *end != ',') || len < 60 || len > BENCH_SIZE_MAX ||
 		    sz->n == BENCH_SIZES_MAX) {
 			fprintf(stderr, "hdp-bench: --size '%s': expected up to %d frame lengths "
 				"from 60 to %d, e.g. 60,1500,9000\n", list, BENCH_SIZES_MAX,

@@ -125,7 +125,7 @@ static unsigned parse_threads(const char *list, unsigned *out)
 		char *end;
 		unsigned long v = strtoul(c, &end, 10);
 
-		if (end == c || v < 1 || v > THREADS_MAX || n == THREADS_MAX ||
+		if (!bench_digits_first(c) || v < 1 || v > THREADS_MAX || n == THREADS_MAX ||
 		    (*end && *end != ','))
 			return 0;
 		out[n++] = (unsigned)v;

@@ -248,6 +248,18 @@ static bool is_directory(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* A positive decimal, '.' allowed first; no sign, space, hex, inf or nan. */
+static bool positive_seconds(const char *s)
+{
+	char *end;
+	double v;
+
+	if ((!bench_digits_first(s) && *s != '.') || strpbrk(s, "xX"))
+		return false;
+	v = strtod(s, &end);
+	return !*end && v > 0 && v < 1e9;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -281,7 +293,8 @@ int main(int argc, char **argv)
 		case 't':
 			o.trials = (unsigned)strtoul(optarg, &end, 10);
 			o.trials_given = true;
-			if (*end || o.trials < 3 || o.trials > BENCH_TRIALS_MAX) {
+			if (!bench_digits_first(optarg) || *end || o.trials < 3 ||
+			    o.trials > BENCH_TRIALS_MAX) {
 				fprintf(stderr, "hdp-bench: --trials '%s': expected 3 to %d\n",
 					optarg, BENCH_TRIALS_MAX);
 				return 2;
@@ -299,7 +312,7 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			o.cpu = (int)strtol(optarg, &end, 10);
-			if (*end || o.cpu < 0) {
+			if (!bench_digits_first(optarg) || *end || o.cpu < 0) {
 				fprintf(stderr, "hdp-bench: --cpu '%s': expected a CPU number\n",
 					optarg);
 				return 2;
@@ -339,8 +352,7 @@ int main(int argc, char **argv)
 			o.contenders = optarg;
 			break;
 		case 'S':
-			strtod(optarg, &end);
-			if (*end || end == optarg || strtod(optarg, NULL) <= 0) {
+			if (!positive_seconds(optarg)) {
 				fprintf(stderr, "hdp-bench: --seconds '%s': expected a positive number\n",
 					optarg);
 				return 2;

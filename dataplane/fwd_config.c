@@ -84,12 +84,13 @@ static int bad(const char *source, int line, const char *section,
 	return -EINVAL;
 }
 
+/* Decimal digits only: strtoul would also take a sign and leading spaces. */
 static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 {
 	char *end;
 	unsigned long n;
 
-	if (!*v || *v == '-' || *v == '+')
+	if (*v < '0' || *v > '9')
 		return -EINVAL;
 	errno = 0;
 	n = strtoul(v, &end, 10);

@@ -78,7 +78,8 @@ int main(int argc, char **argv)
 			char *end;
 
 			want_pid = strtol(argv[++i], &end, 10);
-			if (*end || want_pid <= 0) {
+			/* Digits only: strtol would take a sign and leading spaces too. */
+			if (argv[i][0] < '0' || argv[i][0] > '9' || *end || want_pid <= 0) {
 				fprintf(stderr, "hdp-ctl: --pid '%s': expected a process ID\n", argv[i]);
 				return 2;
 			}

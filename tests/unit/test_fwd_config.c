@@ -68,6 +68,24 @@ Test(fwd_config, bad_options_name_what_is_wrong)
 	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "frames", "-5", "--x", 0), -EINVAL);
 }
 
+/* strtoul takes a leading blank and a sign: every number here is digits only. */
+Test(fwd_config, numbers_are_digits_only)
+{
+	static const char *const keys[] = { "frames", "duration", "stats_interval",
+					    "idle_spin_us", "busy_budget", "batch" };
+	static const char *const values[] = { " 5", "\t5", "+5", "-5", "", "5 ", "0x5" };
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++)
+			cr_assert_eq(hdp_fwd_cfg_set_global(cfg, keys[k], values[v], "--x", 0), -EINVAL,
+				     "%s '%s' was taken", keys[k], values[v]);
+	cr_assert_eq(hdp_fwd_cfg_set_cores(cfg, " 0", "--cores"), -EINVAL);
+	cr_assert_eq(hdp_fwd_cfg_set_cores(cfg, "0-+0", "--cores"), -EINVAL);
+	cr_assert_eq(hdp_fwd_cfg_set_ports(cfg, "a: 1,b", "--ports"), -EINVAL);
+	cr_assert_eq(hdp_fwd_cfg_set_global(cfg, "idle_spin_us", "5", "--x", 0), 0);
+	cr_assert_eq(cfg->idle_spin_us, 5);
+}
+
 Test(fwd_config, a_port_needs_a_peer_and_each_output_one_input)
 {
 	cr_assert_eq(hdp_fwd_cfg_set_ports(cfg, "a,b,c", "--ports"), 0);

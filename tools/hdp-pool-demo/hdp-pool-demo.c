@@ -116,7 +116,8 @@ static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi,
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || *s == '\0' || *s == '-' || *end || v < lo || v > hi) {
+	/* Digits only: strtoul would take a sign and leading spaces too. */
+	if (errno || *s < '0' || *s > '9' || *end || v < lo || v > hi) {
 		fprintf(stderr, "hdp-pool-demo: %s '%s': expected a number from %u to %u\n",
 			opt, s, lo, hi);
 		return -1;
