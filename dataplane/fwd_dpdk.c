@@ -49,15 +49,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static bool eal_names_lcores(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "-l") == 0 || strcmp(argv[i], "-c") == 0 ||
-		    strncmp(argv[i], "--lcores", 8) == 0 || strncmp(argv[i], "-l", 2) == 0)
-			return true;
-	return false;
-}
-
 /*
  * A net_af_xdp device (--vdev net_af_xdpN,iface=IF) on an interface that
  * runs an XDP program already (another forwarder's?): net_af_xdp replaces
@@ -92,14 +83,9 @@ static int af_xdp_interface_taken(int argc, char **argv)
 
 int hdp_fwd_dpdk_check(const struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv)
 {
+	(void)cfg;	/* its cores against EAL's: hdp_fwd_eal_args_check(), before */
 	if (eal_argc + 2 > EAL_ARGS_MAX) {
 		fprintf(stderr, "hdp-fwd: more than %d EAL arguments\n", EAL_ARGS_MAX - 2);
-		return -EINVAL;
-	}
-	/* Both given: refused, rather than one silently losing. */
-	if (cfg->ncores && cfg->cores[0] >= 0 && eal_names_lcores(eal_argc, eal_argv)) {
-		fprintf(stderr, "hdp-fwd: cores given twice, to hdp-fwd (--cores or cores =) and to "
-			"EAL (-l, -c or --lcores): give them once\n");
 		return -EINVAL;
 	}
 	return af_xdp_interface_taken(eal_argc, eal_argv);
@@ -107,7 +93,7 @@ int hdp_fwd_dpdk_check(const struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_a
 
 /*
  * The EAL arguments, with hdp-fwd's pinned --cores as -l when EAL's own
- * are not given (hdp_fwd_dpdk_check() refused both).
+ * are not given (hdp_fwd_eal_args_check() refused both).
  */
 static void eal_args(const struct hdp_fwd_cfg *cfg, int argc, char **argv, char **out,
 		     int *outc, char *lcores, size_t lcores_len)

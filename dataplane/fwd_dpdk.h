@@ -37,8 +37,9 @@ struct hdp_fwd_dpdk_hooks {
 };
 
 /*
- * What hdp-fwd refuses of the EAL arguments before EAL sees them: too many,
- * or cores given to both (--cores or cores =, and -l, -c or --lcores).
+ * What the module refuses of the EAL arguments before EAL sees them: too
+ * many, or a net_af_xdp device on an interface another XDP program runs
+ * on. (hdp-fwd's own rules on them, without DPDK: hdp_fwd_eal_args_check.)
  * Part of the checks before start-up (hdp-fwd.c's preflight), which
  * --check-config runs too. 0 or -EINVAL (said on stderr).
  */

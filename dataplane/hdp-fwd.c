@@ -360,6 +360,9 @@ static int preflight(struct hdp_fwd_cfg *cfg)
 {
 	int ret;
 
+	/* hdp-fwd's rules on them first: they need no DPDK. */
+	if (eal_argc && hdp_fwd_eal_args_check(cfg, eal_argc, eal_argv))
+		return 2;
 	if (eal_argc && !HDP_HAVE_DPDK) {
 		fprintf(stderr, "hdp-fwd: EAL arguments after --, but built without DPDK\n");
 		return 2;

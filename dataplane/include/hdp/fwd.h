@@ -256,6 +256,24 @@ int hdp_fwd_cfg_check(struct hdp_fwd_cfg *cfg);
 int hdp_fwd_preflight(struct hdp_fwd_cfg *cfg, bool dpdk, bool keep_caps);
 
 /*
+ * The EAL arguments (@argv[0] the program's name, then the words after
+ * hdp-fwd's "--"), judged before DPDK is loaded: a second "--" is
+ * refused (rte_eal_init() would end its arguments there and leave the
+ * rest to hdp-fwd, which read its own already: they would be dropped),
+ * and so are cores given both to hdp-fwd (pinned, --cores or cores =)
+ * and to EAL. 0 or -EINVAL (logged).
+ */
+int hdp_fwd_eal_args_check(const struct hdp_fwd_cfg *cfg, int argc, char *const *argv);
+
+/*
+ * Do EAL's arguments give its cores: -c or -l, attached or not and in a
+ * word of short options (-l 0, -l0, -c1, -vc1), or --lcores in any form
+ * getopt_long takes (--lcores 0, --lcores=0, --lc=0)? Another option's
+ * argument is not taken for one (-a -l...).
+ */
+bool hdp_fwd_eal_names_lcores(int argc, char *const *argv);
+
+/*
  * The UMEM pool's profile against its geometry: a pool of the same name,
  * frames and frame size on plain pages, configured as start-up configures
  * the real one, then destroyed. 0, -EINVAL (refused, logged), or another
