@@ -336,6 +336,7 @@ struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg)
 	ret = open_sockets(f);
 	if (ret)
 		goto err;
+	fwd_mtu_init(f);
 	for (unsigned i = 0; i < f->nports; i++)
 		default_src_mac(&f->ports[i]);
 	if (cfg->busy_poll && fwd_busy_setup(f)) {

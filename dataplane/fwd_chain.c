@@ -33,11 +33,18 @@ static void drop_whole(const struct hdp_fwd_chain *c, uint32_t n, struct fwd_bur
 static void whole(struct hdp_fwd *f, struct hdp_fwd_chain *c, const struct fwd_port *out,
 		  struct fwd_burst *b)
 {
-	uint32_t n = c->n;
+	uint32_t n = c->n, bytes = 0;
 
 	c->n = 0;
 	if (hdp_unlikely(n > 1 && !out->sg)) {
 		b->dropped[HDP_FWD_DROP_TOO_BIG]++;
+		drop_whole(c, n, b);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		bytes += c->d[i].len;
+	if (hdp_unlikely(bytes > b->tx_frame_max)) {
+		b->tx_mtu++;
 		drop_whole(c, n, b);
 		return;
 	}
@@ -54,8 +61,8 @@ static void whole(struct hdp_fwd *f, struct hdp_fwd_chain *c, const struct fwd_p
 			.len = c->d[i].len,
 			.options = i + 1 < n ? XDP_PKT_CONTD : 0,
 		};
-		b->bytes += c->d[i].len;
 	}
+	b->bytes += bytes;
 	b->good_contd += n - 1;
 }
 

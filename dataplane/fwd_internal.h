@@ -33,9 +33,19 @@ struct fwd_port {
 	struct xsk_ring_prod tx HDP_CACHE_ALIGNED;
 	struct xsk_ring_cons comp;
 	uint32_t tx_outstanding;	/* sent, not yet completed */
+	/*
+	 * The longest frame the port's interface lets out now: its MTU +
+	 * HDP_FWD_MTU_OVERHEAD, UINT32_MAX with no interface. The control
+	 * loop writes it when the MTU changes (hdp_fwd_mtu_changed); the
+	 * worker sending on the port reads it once a burst, and drops a
+	 * longer packet as tx_mtu rather than hand it to a kernel that would
+	 * drop it and count it only in the interface's tx_dropped.
+	 */
+	_Atomic uint32_t tx_frame_max;
 	bool zerocopy;			/* the NIC writes frames: anywhere in them */
 	bool sg;			/* bound for multi-buffer: packets may be chains */
 	uint32_t max_frame;		/* the largest frame it carries, in and out */
+	uint32_t mtu;			/* its interface's, as last seen (control loop); 0: none */
 	const char *xdp_mode;		/* hdp_xdp_attach_mode(), once set up */
 	int busy_error;			/* busy polling refused on the socket */
 	uint32_t fill_target;		/* frames this port's fill ring may hold */
@@ -232,6 +242,8 @@ static inline struct hdp_extent fwd_rx_extent(const struct fwd_port *in, struct 
 struct fwd_burst {
 	unsigned ngood, ndrops;
 	unsigned good_contd;		/* of good[], those marked to go on */
+	uint32_t tx_frame_max;		/* the output's, read once for the burst */
+	unsigned tx_mtu;		/* packets longer than that: the output's drops */
 	unsigned rx_contd;		/* descriptors received that a packet goes on from */
 	uint64_t bytes;
 	uint32_t dropped[HDP_FWD_DROP__COUNT];
@@ -255,6 +267,9 @@ void fwd_fill_all(struct hdp_fwd *f);
 unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p);
 /* At the end: every held frame back, the pool destroyed; returns the lost. */
 unsigned fwd_frames_return_all(struct hdp_fwd *f);
+
+/* Each port's MTU as set up (fwd_mtu.c): the interfaces', none for loopback rings. */
+void fwd_mtu_init(struct hdp_fwd *f);
 
 /* Busy polling (fwd_busy.c): interfaces and sockets set up, and put back. */
 int fwd_busy_keeper_start(struct hdp_fwd *f);

@@ -101,7 +101,7 @@ static void count_rx(struct hdp_fwd *f, struct fwd_port *in, unsigned n,
 /*
  * The burst onto the output's TX ring, as far as it has room: never part
  * of a chain (the kernel would send the part as a packet). What does not
- * fit is dropped, packets whole.
+ * fit is dropped, packets whole. The output counts what its MTU kept out.
  */
 static void send_burst(struct hdp_fwd *f, struct fwd_port *out, struct fwd_burst *b)
 {
@@ -109,6 +109,8 @@ static void send_burst(struct hdp_fwd *f, struct fwd_port *out, struct fwd_burst
 	uint64_t bytes = 0;
 	uint32_t tx_idx;
 
+	if (hdp_unlikely(b->tx_mtu))
+		hdp_counter_add(&out->stats.drops[HDP_FWD_DROP_TX_MTU], b->tx_mtu);
 	room = room < b->ngood ? room : b->ngood;
 	if (hdp_unlikely(room < b->ngood && b->good_contd))
 		while (room && (b->good[room - 1].options & XDP_PKT_CONTD))
@@ -150,8 +152,9 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 	n = xsk_ring_cons__peek(&in->rx, f->cfg->batch, &rx_idx);
 	if (!n)
 		return 0;
-	b.ngood = b.ndrops = b.good_contd = b.rx_contd = 0;
+	b.ngood = b.ndrops = b.good_contd = b.rx_contd = b.tx_mtu = 0;
 	b.bytes = 0;
+	b.tx_frame_max = atomic_load_explicit(&out->tx_frame_max, memory_order_relaxed);
 	memset(b.dropped, 0, sizeof(b.dropped));
 	/* io mode touches no byte: no call per packet to find that out. */
 	rewrite = f->cfg->mode != HDP_FWD_IO;
@@ -178,6 +181,11 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 			continue;
 		}
 		f->ext[fwd_frame_of(f, desc.addr)] = fwd_rx_extent(in, desc, stride);
+		if (hdp_unlikely(desc.len > b.tx_frame_max)) {
+			b.drops[b.ndrops++] = desc.addr;
+			b.tx_mtu++;
+			continue;
+		}
 		if (rewrite && hdp_unlikely(hdp_fwd_rewrite(f->cfg->mode, fwd_frame_data(f, desc.addr),
 							     desc.len, &out->cfg))) {
 			b.drops[b.ndrops++] = desc.addr;

@@ -115,6 +115,7 @@ struct hdp_fwd *hdp_fwd_create_loopback(struct hdp_fwd_cfg *cfg)
 		cons_init(&p->rx, &lp[i].rx, lp[i].rx_ring, rs);
 		prod_init(&p->tx, &lp[i].tx, lp[i].tx_ring, rs);
 	}
+	fwd_mtu_init(f);
 	fwd_fill_all(f);
 	return f;
 err:

@@ -113,8 +113,8 @@ int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
 	hdp_strbuf_printf(&o, "mode %s, %u ports, %u workers\n", hdp_fwd_mode_name(f->cfg->mode),
 	    f->nports, f->nworkers);
 	hdp_strbuf_printf(&o, "%-12s %12s %12s %12s %10s %10s %10s %10s %10s %10s %10s %10s "
-	    "%10s\n", "port", "rx", "tx", "rx_frags", "invalid", "runt", "tx_full", "chain",
-	    "fill_empty", "k_rx_drop", "wakeups", "sleeps", "spin_hits");
+	    "%10s %10s\n", "port", "rx", "tx", "rx_frags", "invalid", "runt", "tx_full", "tx_mtu",
+	    "chain", "fill_empty", "k_rx_drop", "wakeups", "sleeps", "spin_hits");
 	for (unsigned i = 0; i < f->nports; i++) {
 		struct hdp_port_stats *s = &f->ports[i].stats;
 		struct hdp_xsk_kstats k;
@@ -124,10 +124,10 @@ int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
 		snprintf(name, sizeof(name), "%s:%u", f->ports[i].cfg.ifname,
 			 f->ports[i].cfg.queue);
 		hdp_strbuf_printf(&o, "%-12s %12llu %12llu %12llu %10llu %10llu %10llu %10llu %10llu "
-		    "%10llu %10llu %10llu %10llu\n", name, U(R(s->rx_packets)), U(R(s->tx_packets)),
-		    U(R(s->rx_frags)), U(R(s->drops[HDP_FWD_DROP_INVALID_DESC])),
+		    "%10llu %10llu %10llu %10llu %10llu\n", name, U(R(s->rx_packets)),
+		    U(R(s->tx_packets)), U(R(s->rx_frags)), U(R(s->drops[HDP_FWD_DROP_INVALID_DESC])),
 		    U(R(s->drops[HDP_FWD_DROP_RUNT])), U(R(s->drops[HDP_FWD_DROP_TX_FULL])),
-		    U(chain_drops(s)), U(R(s->fill_empty)), U(k.rx_dropped + k.rx_ring_full),
+		    U(R(s->drops[HDP_FWD_DROP_TX_MTU])), U(chain_drops(s)), U(R(s->fill_empty)), U(k.rx_dropped + k.rx_ring_full),
 		    U(R(s->wakeups)), U(R(s->idle_sleeps)), U(R(s->idle_spin_hits)));
 	}
 	if (f->cfg->busy_poll) {

@@ -651,6 +651,7 @@ int main(int argc, char **argv)
 		else
 			poll(NULL, 0, 100);
 		t = now_s();
+		hdp_fwd_watch_mtus(f);
 		if (hdp_fwd_busy_check(f, why, sizeof(why))) {
 			fprintf(stderr, "hdp-fwd: --busy-poll: %s\n", why);
 			status = 2;

@@ -364,7 +364,8 @@ int hdp_fwd_reconfigure(struct hdp_fwd *f, struct hdp_fwd_cfg *running,
 	X(CHAIN_LONG, chain_long, "a chain of more frames than the kernel sends")     \
 	X(CHAIN_CUT, chain_cut, "a chain cut off by an invalid descriptor")           \
 	X(CHAIN_REUSE, chain_reuse, "a chain that names one frame twice")             \
-	X(TOO_BIG, too_big, "a chain for an output port not bound for multi-buffer")
+	X(TOO_BIG, too_big, "a chain for an output port not bound for multi-buffer")  \
+	X(TX_MTU, tx_mtu, "a packet longer than the output interface's MTU lets out")
 
 enum hdp_fwd_drop {
 #define HDP_FWD_DROP_ENUM(kind, name, doc) HDP_FWD_DROP_##kind,
@@ -523,6 +524,22 @@ void hdp_fwd_port_mode(struct hdp_fwd *f, unsigned i, const char **xdp_mode, boo
 
 /* The largest frame port @i carries; @multi_buffer: in chains of frames (XDP_USE_SG). */
 void hdp_fwd_port_frames(struct hdp_fwd *f, unsigned i, uint32_t *max_frame, bool *multi_buffer);
+
+/*
+ * The control loop's watch over MTUs, once a tick: each port's interface's
+ * MTU read again, and one that changed handed to hdp_fwd_mtu_changed().
+ */
+void hdp_fwd_watch_mtus(struct hdp_fwd *f);
+
+/*
+ * Interface @ifname's MTU is now @mtu: its ports send packets of up to
+ * @mtu + HDP_FWD_MTU_OVERHEAD bytes from their next burst on, and drop
+ * longer ones as tx_mtu. Said once, in one line: what goes out on it now,
+ * and what it takes in that will not get through (longer than its ports
+ * were bound for at start, or than a peer lets out); a warning when
+ * anything will be lost.
+ */
+void hdp_fwd_mtu_changed(struct hdp_fwd *f, const char *ifname, uint32_t mtu);
 
 /* Totals over all ports, for the one-line status. */
 void hdp_fwd_totals(struct hdp_fwd *f, uint64_t *rx, uint64_t *tx, uint64_t *drops);
