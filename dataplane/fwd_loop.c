@@ -71,7 +71,7 @@ HDP_COLD static void refuse_desc(struct hdp_fwd *f, struct xdp_desc d, struct fw
 
 /*
  * A descriptor naming a frame that was not lent (fwd_frame_take): dropped
- * and counted as invalid, a violation of the pool when bounds are on, and
+ * and counted as not_lent, a violation of the pool when bounds are on, and
  * the frame left where it is, with whoever holds it.
  */
 HDP_COLD static void refuse_not_lent(struct hdp_fwd *f, struct xdp_desc d, struct fwd_burst *b)
@@ -81,7 +81,7 @@ HDP_COLD static void refuse_not_lent(struct hdp_fwd *f, struct xdp_desc d, struc
 	snprintf(detail, sizeof(detail), "frame %u is not in a fill ring",
 		 fwd_frame_of(f, d.addr));
 	hdp_pool_desc_refuse(f->pool, HDP_V_DESC_NOT_LENT, d.addr, d.len, detail);
-	b->dropped[HDP_FWD_DROP_INVALID_DESC]++;
+	b->dropped[HDP_FWD_DROP_NOT_LENT]++;
 }
 
 /* What came in, and was dropped, on @in: the counters, once a burst. */

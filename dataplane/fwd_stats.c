@@ -73,6 +73,12 @@ static uint64_t drops_of(const struct hdp_port_stats *s)
 	return sum;
 }
 
+/* Descriptors refused, outside the UMEM or naming a frame not lent: one column. */
+static uint64_t invalid_drops(const struct hdp_port_stats *s)
+{
+	return R(s->drops[HDP_FWD_DROP_INVALID_DESC]) + R(s->drops[HDP_FWD_DROP_NOT_LENT]);
+}
+
 /* The chain rules' drops, in one column of the text table. */
 static uint64_t chain_drops(const struct hdp_port_stats *s)
 {
@@ -125,7 +131,7 @@ int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
 			 f->ports[i].cfg.queue);
 		hdp_strbuf_printf(&o, "%-12s %12llu %12llu %12llu %10llu %10llu %10llu %10llu %10llu "
 		    "%10llu %10llu %10llu %10llu %10llu\n", name, U(R(s->rx_packets)),
-		    U(R(s->tx_packets)), U(R(s->rx_frags)), U(R(s->drops[HDP_FWD_DROP_INVALID_DESC])),
+		    U(R(s->tx_packets)), U(R(s->rx_frags)), U(invalid_drops(s)),
 		    U(R(s->drops[HDP_FWD_DROP_RUNT])), U(R(s->drops[HDP_FWD_DROP_TX_FULL])),
 		    U(R(s->drops[HDP_FWD_DROP_TX_MTU])), U(chain_drops(s)), U(R(s->fill_empty)), U(k.rx_dropped + k.rx_ring_full),
 		    U(R(s->wakeups)), U(R(s->idle_sleeps)), U(R(s->idle_spin_hits)));

@@ -85,7 +85,7 @@ enum hdp_fwd_chain_verdict hdp_fwd_chain_add(struct hdp_pool *umem, struct hdp_f
 		return refuse(umem, c, d, false, HDP_V_DESC_CHAIN_REUSE, detail);
 	}
 	if (hdp_unlikely(!lent)) {
-		*why = HDP_FWD_DROP_CHAIN_CUT;
+		*why = HDP_FWD_DROP_NOT_LENT;
 		snprintf(detail, sizeof(detail), "fragment %u: frame %llu is not in a fill ring",
 			 c->n + 1, (unsigned long long)(d.addr / l->stride));
 		return refuse(umem, c, d, lent, HDP_V_DESC_NOT_LENT, detail);

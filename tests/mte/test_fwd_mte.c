@@ -11,6 +11,9 @@
  * - packets of one frame and chains of five cross in both directions,
  *   rewritten (macswap) through the frames' tagged pointers, with no
  *   violation, and every frame comes back to the pool;
+ * - RX descriptors naming frames the forwarder does not hold (one given
+ *   back, its memory retagged; one still on TX) are refused as not_lent
+ *   before a byte of them is touched: no tag check fault, nothing sent;
  * - a stale handle to a frame (the pointer the forwarder used while it
  *   held the frame) read or written after the frame was sent and given
  *   back is a tag check fault, caught as the mode says: synchronous ones
@@ -77,6 +80,42 @@ static volatile uint8_t *send_one(struct hdp_fwd *f, uint64_t *addr)
 	return handle;
 }
 
+/*
+ * Descriptors for frames the forwarder does not hold, through macswap's
+ * rewrite: one sent and given back (retagged in quarantine), one still on
+ * TX behind a stalled link. Refused by ownership, they are never written:
+ * a rewrite through either would be a tag check fault. Returns whether
+ * both were dropped as not_lent, each reported once, and nothing more
+ * was sent than the two real packets.
+ */
+static bool frames_not_held_are_refused(void)
+{
+	struct hdp_fwd *f = make();
+	struct hdp_port_stats a, b;
+	struct hdp_pool_stats st;
+	uint64_t given_back, on_tx;
+	struct xdp_desc d[2];
+
+	if (hdp_pool_set(hdp_fwd_pool(f), "on_violation", "report"))
+		return false;
+	send_one(f, &given_back);
+	if (hdp_fwd_loopback_take(f, 0, &on_tx, 1) != 1)
+		return false;
+	d[0] = (struct xdp_desc){ .addr = on_tx + HEADROOM, .len = 60 };
+	hdp_fwd_loopback_stall(f, 1, true);
+	hdp_fwd_loopback_post(f, 0, d, 1);
+	d[0] = (struct xdp_desc){ .addr = given_back + HEADROOM, .len = 60 };
+	d[1] = (struct xdp_desc){ .addr = on_tx + HEADROOM, .len = 60 };
+	hdp_fwd_loopback_post(f, 0, d, 2);
+	hdp_fwd_loopback_stall(f, 1, false);
+	hdp_fwd_port_stats(f, 0, &a);
+	hdp_fwd_port_stats(f, 1, &b);
+	hdp_pool_stats_get(hdp_fwd_pool(f), &st);
+	return a.drops[HDP_FWD_DROP_NOT_LENT] == 2 && b.tx_packets == 2 &&
+	       st.harden.violations[HDP_V_DESC_NOT_LENT] == 2 &&
+	       st.harden.violations[HDP_V_TAG_MISMATCH] == 0 && hdp_fwd_loopback_destroy(f) == 0;
+}
+
 static void stale_handle_written(void)
 {
 	struct hdp_fwd *f = make();
@@ -114,7 +153,7 @@ int main(void)
 
 	if (mte_tap_start())
 		return 0;
-	printf("1..7\n");
+	printf("1..8\n");
 	printf("# AF_XDP does not run under qemu's user mode: the forwarder runs over rings "
 	       "in memory (hdp_fwd_create_loopback), its frame path unchanged\n");
 	for (size_t i = 0; i < sizeof(pkt); i++)
@@ -169,6 +208,8 @@ int main(void)
 	left = hdp_fwd_loopback_destroy(f);
 	snprintf(what, sizeof(what), "every frame comes back to the pool (%u missing)", left);
 	ok(left == 0, what);
+	ok(frames_not_held_are_refused(), "RX descriptors naming frames hdp-fwd does not hold "
+	   "(given back and retagged, on TX) are dropped as not_lent, never touched");
 
 	snprintf(what, sizeof(what), "%s: a stale frame handle written after the frame went back "
 		 "is caught %s", hdp_tag_check_name(mode),

@@ -53,6 +53,18 @@ static struct hdp_port_stats stats(unsigned port)
 
 #define DROPS(s, kind) atomic_load(&(s).drops[HDP_FWD_DROP_##kind])
 
+/* Port @port's drops of the cause the stats call @name. */
+static uint64_t drops_named(unsigned port, const char *name)
+{
+	struct hdp_port_stats s = stats(port);
+
+	for (unsigned d = 0; d < HDP_FWD_DROP__COUNT; d++)
+		if (strcmp(hdp_fwd_drop_name(d), name) == 0)
+			return atomic_load(&s.drops[d]);
+	cr_assert_fail("no drop cause is called %s", name);
+	return 0;
+}
+
 static void no_leak(void)
 {
 	struct hdp_pool *umem = hdp_fwd_pool(fwd);
@@ -177,6 +189,42 @@ Test(fwd_chain, the_rest_of_a_dropped_chain_never_frees_a_frame_twice)
 
 	hdp_fwd_loopback_post(fwd, 0, d, 5);
 	cr_assert_eq(DROPS(stats(0), CHAIN_CUT), 1);
+	no_leak();
+}
+
+/*
+ * A chain one of whose fragments names a frame that was in no fill ring
+ * (one in the pool): dropped whole as not_lent, its own cause, with a
+ * desc_not_lent violation; its lent frame goes back, the other stays in
+ * the pool, freed by nobody.
+ */
+Test(fwd_chain, a_chain_naming_a_frame_not_lent_is_dropped_as_not_lent)
+{
+	static bool lent[2048];
+	uint64_t pool_frame = 0;
+	unsigned got;
+
+	make("on_violation=drop");
+	/* Every frame of both fill rings, the kernel's now: any other is in the pool. */
+	got = hdp_fwd_loopback_take(fwd, 0, frames, 128);
+	cr_assert_geq(got, 2);
+	got += hdp_fwd_loopback_take(fwd, 1, frames + got, 256 - got);
+	for (unsigned i = 0; i < got; i++)
+		lent[frames[i] / 2048] = true;
+	while (lent[pool_frame])
+		pool_frame++;
+	struct xdp_desc d[] = {
+		frag(0, ROOM, true),
+		{ .addr = pool_frame * 2048 + HEADROOM, .len = 60 },
+		frag(1, 60, false),
+	};
+
+	hdp_fwd_loopback_post(fwd, 0, d, 3);
+	cr_assert_eq(drops_named(0, "not_lent"), 1, "the packet, once, as not_lent");
+	cr_assert_eq(drops_named(0, "chain_cut"), 0);
+	cr_assert_eq(violations(hdp_fwd_pool(fwd), HDP_V_DESC_NOT_LENT), 1);
+	cr_assert_eq(stats(1).tx_packets, 1, "the packet after it goes on");
+	cr_assert_eq(stats(1).tx_bytes, 60);
 	no_leak();
 }
 

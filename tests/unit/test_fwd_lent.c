@@ -3,7 +3,7 @@
  * RX hands back only frames the kernel was lent. hdp-fwd knows which of
  * its frames sit in a fill ring; a descriptor naming any other (one on
  * TX, one in a chain, one in the pool, one handed back already) is
- * dropped as invalid, a desc_not_lent violation under bounds, and the
+ * dropped as not_lent, a desc_not_lent violation under bounds, and the
  * frame stays with whoever has it. Before, such a descriptor was taken:
  * one frame went out as two packets and was freed twice, and without
  * records the pool handed it out twice. Through the real burst loop on a
@@ -95,7 +95,7 @@ Test(fwd_lent, a_frame_waiting_on_tx_named_again_is_refused)
 	hdp_fwd_loopback_stall(fwd, 1, false);
 	hdp_fwd_loopback_post(fwd, 0, &d, 0);
 	cr_assert_eq(stats(1).tx_packets, 1, "sent once, not twice");
-	cr_assert_eq(stats(0).drops[HDP_FWD_DROP_INVALID_DESC], 1);
+	cr_assert_eq(stats(0).drops[HDP_FWD_DROP_NOT_LENT], 1);
 	cr_assert_eq(violations(hdp_fwd_pool(fwd), HDP_V_DESC_NOT_LENT), 1, "%s",
 		     captured_logs());
 	cr_assert(log_contains("is not in a fill ring"), "%s", captured_logs());
@@ -165,7 +165,7 @@ Test(fwd_lent, a_frame_never_lent_is_refused_with_every_protection_off)
 	}
 	cr_assert_not(in_a_ring[2000], "frame 2000 is in the pool, in no fill ring");
 	hdp_fwd_loopback_post(fwd, 0, &forged, 1);
-	cr_assert_eq(stats(0).drops[HDP_FWD_DROP_INVALID_DESC], 1);
+	cr_assert_eq(stats(0).drops[HDP_FWD_DROP_NOT_LENT], 1);
 	/* Port 0's frames back as RX, again and again: none is lent while the kernel has it. */
 	for (int round = 0; round < 100 && !dup; round++) {
 		unsigned n = 0;

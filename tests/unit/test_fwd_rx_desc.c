@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* RX descriptors forged every way we can think of, and the header rewrites. */
+/*
+ * RX descriptors forged every way we can think of: against the UMEM's
+ * layout, and through the burst loop against the frames hdp-fwd lent the
+ * kernel; and the header rewrites.
+ */
 #include <criterion/criterion.h>
 
 #include <hdp/fwd.h>
@@ -8,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fwd_support.h"
 #include "support.h"
 
 static struct hdp_pool *umem(const char *spec)
@@ -113,4 +118,86 @@ Test(fwd_rx_desc, runts_are_refused_by_modes_that_parse)
 	cr_assert_eq(hdp_fwd_rewrite(HDP_FWD_L2, frame, 14, &out), -EINVAL);
 	cr_assert_eq(hdp_fwd_rewrite(HDP_FWD_IO, frame, 1, &out), 0);
 	cr_assert_eq(frame[0], 1);
+}
+
+/* Port @port's drops of the cause the stats call @name. */
+static uint64_t drops_named(struct hdp_fwd *f, unsigned port, const char *name)
+{
+	struct hdp_port_stats s;
+
+	hdp_fwd_port_stats(f, port, &s);
+	for (unsigned d = 0; d < HDP_FWD_DROP__COUNT; d++)
+		if (strcmp(hdp_fwd_drop_name(d), name) == 0)
+			return atomic_load(&s.drops[d]);
+	cr_assert_fail("no drop cause is called %s", name);
+	return 0;
+}
+
+/*
+ * Through the burst loop of a forwarder whose rings live in memory, the
+ * test playing the kernel: descriptors inside the UMEM naming a frame
+ * the kernel was never given (one in the pool), one still in flight (on
+ * TX behind a busy link) and one handed back already (sent and
+ * completed). Each is dropped as not_lent, a cause of its own (one
+ * outside the UMEM stays invalid_desc), with @violations desc_not_lent
+ * violations (bounds on: one each; off: none), and the frame stays with
+ * whoever holds it: nothing sent twice, freed twice or lost.
+ */
+static void forge_frames_not_lent(const char *harden, unsigned long long want_violations)
+{
+	static struct hdp_fwd_cfg cfg;
+	static bool lent[512];
+	static uint64_t frames[512];
+	struct hdp_fwd *f;
+	uint64_t pool_frame = 0;
+	unsigned got;
+
+	hdp_fwd_cfg_defaults(&cfg);
+	cfg.frames = 512;
+	cfg.ring_size = cfg.fill_size = 64;
+	f = loopback_forwarder(&cfg, "a,b", harden);
+	/* Every frame of both fill rings, the kernel's now: any other is in the pool. */
+	got = hdp_fwd_loopback_take(f, 0, frames, 64);
+	cr_assert_geq(got, 2);
+	got += hdp_fwd_loopback_take(f, 1, frames + got, 512 - got);
+	for (unsigned i = 0; i < got; i++)
+		lent[frames[i] / 2048] = true;
+	while (lent[pool_frame])
+		pool_frame++;
+	struct xdp_desc never = { .addr = pool_frame * 2048 + 256, .len = 60 };
+	struct xdp_desc outside = { .addr = 512 * 2048 + 256, .len = 60 };
+	struct xdp_desc first = { .addr = frames[0] + 256, .len = 60 };
+	struct xdp_desc second = { .addr = frames[1] + 256, .len = 60 };
+
+	hdp_fwd_loopback_post(f, 0, &never, 1);
+	hdp_fwd_loopback_post(f, 0, &outside, 1);
+	hdp_fwd_loopback_stall(f, 1, true);
+	hdp_fwd_loopback_post(f, 0, &first, 1);
+	hdp_fwd_loopback_post(f, 0, &first, 1);		/* still on TX */
+	hdp_fwd_loopback_stall(f, 1, false);
+	hdp_fwd_loopback_post(f, 0, &second, 1);
+	hdp_fwd_loopback_post(f, 0, &second, 1);	/* sent and completed already */
+	cr_assert_eq(drops_named(f, 0, "not_lent"), 3, "%s", captured_logs());
+	cr_assert_eq(drops_named(f, 0, "invalid_desc"), 1);
+	cr_assert_eq(violations(hdp_fwd_pool(f), HDP_V_DESC_NOT_LENT), want_violations, "%s",
+		     captured_logs());
+	{
+		struct hdp_port_stats b;
+
+		hdp_fwd_port_stats(f, 1, &b);
+		cr_assert_eq(b.tx_packets, 2, "each lent frame sent once");
+	}
+	cr_assert_eq(violations(hdp_fwd_pool(f), HDP_V_DOUBLE_FREE), 0, "no frame freed twice");
+	cr_assert_eq(hdp_fwd_loopback_destroy(f), 0, "every frame back in the pool");
+}
+
+Test(fwd_rx_desc, a_frame_not_lent_is_dropped_as_not_lent_and_reported_under_bounds)
+{
+	forge_frames_not_lent("on_violation=report,bounds=on", 3);
+}
+
+Test(fwd_rx_desc, a_frame_not_lent_is_dropped_as_not_lent_with_every_protection_off)
+{
+	forge_frames_not_lent("on_violation=report,bounds=off,init_on_free=off,init_check=off,"
+			      "tag=off,quarantine=off,shuffle=off", 0);
 }

@@ -359,6 +359,8 @@ int hdp_fwd_reconfigure(struct hdp_fwd *f, struct hdp_fwd_cfg *running,
  */
 #define HDP_FWD_DROPS(X)                                                              \
 	X(INVALID_DESC, invalid_desc, "a descriptor outside the UMEM or its chunk")   \
+	X(NOT_LENT, not_lent,                                                         \
+	  "an RX descriptor (or a chain's) naming a frame that was in no fill ring")  \
 	X(RUNT, runt, "a frame too short for the mode")                               \
 	X(TX_FULL, tx_full, "no room on the output's TX ring (for the whole chain)")  \
 	X(CHAIN_LONG, chain_long, "a chain of more frames than the kernel sends")     \
@@ -571,8 +573,9 @@ int hdp_fwd_rx_desc(struct hdp_pool *umem, uint64_t addr, uint32_t len,
  * caller's word, hdp-fwd's from its fill rings; a frame named again after
  * it was taken back is not lent, unless it was lent again since), and no
  * chain is longer than HDP_FWD_CHAIN_MAX. A packet that breaks one is dropped
- * whole, with a violation of the pool (desc_chain_cut, desc_chain_reuse,
- * desc_not_lent, desc_chain_long) when its profile has bounds on, and the
+ * whole (*why: chain_cut, chain_reuse, not_lent, chain_long), with a
+ * violation of the pool (desc_chain_cut, desc_chain_reuse, desc_not_lent,
+ * desc_chain_long) when its profile has bounds on, and the
  * rest of its descriptors are dropped as they come. A frame not lent is
  * never given back.
  * Start from a zeroed struct; it keeps its state from call to call.
