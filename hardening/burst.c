@@ -26,8 +26,13 @@
  *   4. its record: free, wiped or not, what was wiped, this epoch.
  *
  * Copy (hdp_harden_pool_copy_in/out): bounds (bounds.c: NULL, wrap,
- * region, pool, object), then the tag of every object the range touches,
- * then each registered protection's on_copy.
+ * region, pool, object), then the tag of every object the range touches
+ * (one unknown in this epoch has none to compare with), then each
+ * registered protection's on_copy.
+ *
+ * A burst that began before the pool's memory took MTE tags acted on the
+ * records alone: before its objects leave it, it gives them their tags in
+ * memory as well (catch_up_mte). In a build without MTE that is no code.
  */
 #include "harden_internal.h"
 #include "protection_internal.h"
@@ -55,6 +60,7 @@ struct burst {
 	uint64_t epoch;			/* the core's, which its records carry */
 	unsigned flags;
 	bool mte;			/* the memory carries MTE tags (now or from before) */
+	bool retagged;			/* a free took a tag back (in the record, or memory) */
 	bool cold;			/* whole wipes, not reads (hdp_harden_pool_desc) */
 	uint64_t wiped, tagged, checks;
 };
@@ -69,7 +75,7 @@ static inline struct burst burst_begin(struct hdp_harden_pool *hp, struct hdp_ha
 	 * process's the first time it takes or gives back MTE objects, even
 	 * when MTE was switched on after it started (a TLS flag after that).
 	 */
-	bool mte = atomic_load_explicit(&hp->mte, memory_order_relaxed);
+	bool mte = tag_mte_state(hp) == TAG_MTE_YES;
 
 	if (mte)
 		tag_mte_adopt_thread();
@@ -430,6 +436,28 @@ static inline size_t zero_outside(const struct burst *b, void *obj, struct hdp_e
 	return zero_if_dirty(obj, e.start) + zero_if_dirty((char *)obj + e.end, size - e.end);
 }
 
+/*
+ * The pool's memory took MTE tags (tag_mte_attach) while this burst acted
+ * on the word before, on the records alone: its @n objects, still its own,
+ * get the tags their handles carry (0 once freed) in memory too, after
+ * attach tagged the objects held. Not inlined: the burst's hot loop stays
+ * as it is. The fence pairs with attach's: either this burst sees the
+ * switch here, or attach sees its records.
+ */
+static __attribute__((noinline)) void catch_up_mte(struct hdp_harden_pool *hp,
+						   void *const *objs, unsigned n,
+						   uint64_t skip, bool freed)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&hp->mte, memory_order_relaxed) == TAG_MTE_NO ||
+	    tag_mte_wait(hp) != TAG_MTE_YES)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		if (!(skip >> i & 1))
+			tag_mte_set(hdp_untag(objs[i]), hp->layout.obj_size,
+				    freed ? 0 : hdp_tag_of(objs[i]), 0, 0);
+}
+
 /* --- Allocation --------------------------------------------------------- */
 
 static void core_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
@@ -459,6 +487,8 @@ static void core_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 		record_store(&b, idx, META_ALLOCATED | META_PREV(m) << 4 |
 			     (clean ? META_CLEAN : 0) | (tag ? META_TAGGED | tag : 0));
 	}
+	if (tag_mte_built() && hdp_unlikely(!b.mte && b.tagged))
+		catch_up_mte(hp, objs, n, 0, false);
 	burst_end(&b, true);
 }
 
@@ -515,8 +545,10 @@ core_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, struct hdp_ha
 		}
 		e = wipe_extent(&b, m, ext ? &ext[i] : NULL);
 		/* Retag to 0 so stale handles fault; sampled-out ones stay 0. */
-		if (mtag)
+		if (mtag) {
 			set_tag(&b, obj, 0, e.start, e.end);
+			b.retagged = true;
+		}
 		else if (never_tagged)
 			zero_wipe_short((char *)obj + e.start, e.end - e.start);
 		else if (e.end > e.start)
@@ -533,6 +565,8 @@ core_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, struct hdp_ha
 		if (out)
 			out[kept++] = obj;
 	}
+	if (tag_mte_built() && hdp_unlikely(!b.mte && b.retagged))
+		catch_up_mte(hp, objs, n, refused, true);
 	burst_end(&b, false);
 	return refused;
 }
@@ -708,10 +742,16 @@ static int tag_check_copy(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 		hdp_counter_add(&t->c.n[HDP_C_CHECKS], 1);
 	for (uintptr_t a = u; a <= last && a >= u;) {
 		unsigned mtag = 0;
+		bool known = true;	/* outside the pool, no tag but 0 */
 
-		if (a - b.base < hp->layout.span)
-			mtag = memory_tag(&b, slot_of(&b, (void *)a));
-		if (hdp_unlikely(mtag != ptag))
+		if (a - b.base < hp->layout.span) {
+			uint64_t m = record(&b, slot_of(&b, (void *)a));
+
+			/* Unknown since this epoch began: nothing to compare with, as at free. */
+			known = m != 0;
+			mtag = (m & META_TAGGED) ? META_TAG(m) : 0;
+		}
+		if (hdp_unlikely(mtag != ptag) && known)
 			return tag_fail(hp, p, a, n, mtag);
 		/* On to the next object's first byte. */
 		a = a - (a - b.base) % b.stride + b.stride;
@@ -752,9 +792,9 @@ static int check_copy(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, cons
 }
 
 /* Under MTE the CPU checks the copy again as it happens: keep the tag. */
-static inline void *copy_ptr(const struct hdp_harden_pool *hp, const void *p)
+static inline void *copy_ptr(struct hdp_harden_pool *hp, const void *p)
 {
-	return atomic_load_explicit(&hp->mte, memory_order_relaxed) ? (void *)p : hdp_untag(p);
+	return tag_mte_state(hp) == TAG_MTE_YES ? (void *)p : hdp_untag(p);
 }
 
 int hdp_harden_pool_copy_in(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,

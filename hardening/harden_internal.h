@@ -12,7 +12,10 @@
 #include <hdp/tag.h>
 #include <hdp/protection.h>
 
+#include <stdatomic.h>
 #include <string.h>
+
+#include "config.h"
 
 /*
  * One object's record (harden.h says what may be trusted). The state word
@@ -71,12 +74,47 @@ int bounds_check(struct hdp_harden_pool *hp, unsigned flags, const void *p, size
 /*
  * arm64 MTE (tag_mte.c); on other CPUs probe says no and the rest is
  * never called. attach maps the pool's objects PROT_MTE (not its guard
- * gaps) and asks for synchronous faults; set gives @obj's @size bytes the
- * tag and zeroes [zstart, zend) with it (STZG); choose is IRG, avoiding
- * 0 and @avoid.
+ * gaps), asks for the process's tag check mode, and gives every object
+ * the records show held with a tag that tag in memory; set gives @obj's
+ * @size bytes the tag and zeroes [zstart, zend) with it (STZG); choose is
+ * IRG, avoiding 0 and @avoid.
  */
 bool tag_mte_probe(void);
 int tag_mte_attach(struct hdp_harden_pool *hp);
+
+/*
+ * A pool's memory and MTE (hp->mte). SWITCHING lasts while attach maps it
+ * PROT_MTE (every tag 0) and tags the objects held: a burst that meets it
+ * waits (tag_mte_wait), so that only attach writes tags meanwhile.
+ */
+enum tag_mte_state {
+	TAG_MTE_NO,
+	TAG_MTE_SWITCHING,
+	TAG_MTE_YES,
+};
+
+/* The pool's state once no switch is under way (NO or YES). */
+enum tag_mte_state tag_mte_wait(struct hdp_harden_pool *hp);
+
+static inline enum tag_mte_state tag_mte_state(struct hdp_harden_pool *hp)
+{
+	unsigned s = atomic_load_explicit(&hp->mte, memory_order_acquire);
+
+	return hdp_unlikely(s == TAG_MTE_SWITCHING) ? tag_mte_wait(hp) : (enum tag_mte_state)s;
+}
+
+/*
+ * Could a pool's memory take MTE tags while a burst runs? Not in a build
+ * without MTE: the bursts' catching up (burst.c) compiles away there.
+ */
+static inline bool tag_mte_built(void)
+{
+#if defined(__aarch64__) && HDP_HAVE_MTE
+	return true;
+#else
+	return false;
+#endif
+}
 /* A thread takes or frees MTE objects: give it the process's tag check mode, once. */
 void tag_mte_adopt_thread(void);
 /* An MTE pool goes away (the asynchronous report no longer names it). */

@@ -52,7 +52,7 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp, const struct hdp_harden_poo
 
 void hdp_harden_pool_fini(struct hdp_harden_pool *hp)
 {
-	if (atomic_load_explicit(&hp->mte, memory_order_relaxed))
+	if (atomic_load_explicit(&hp->mte, memory_order_relaxed) == TAG_MTE_YES)
 		tag_mte_forget(hp);
 	pthread_mutex_destroy(&hp->apply_lock);
 	hdp_protection_pool_fini(hp);
@@ -123,7 +123,7 @@ static uint32_t sample_field(uint32_t n)
 	return n < 1 ? 1 : n > 0xffff ? 0xffff : n;
 }
 
-/* Tags: which backend, and its memory prepared. HDP_HF_TAG_MTE or 0, or a negative errno. */
+/* Tags: which backend, and its memory prepared (hp->mte). 0 or a negative errno. */
 static int attach_tags(struct hdp_harden_pool *hp, const struct hdp_profile *p)
 {
 	bool mte = p->tag == HDP_TAG_MTE || (p->tag == HDP_TAG_AUTO && tag_mte_probe());
@@ -143,13 +143,22 @@ static int attach_tags(struct hdp_harden_pool *hp, const struct hdp_profile *p)
 		return -EINVAL;
 	}
 	ret = tag_mte_attach(hp);
-	if (ret) {
+	if (ret)
 		hdp_log(HDP_LOG_ERR, "pool '%s': cannot prepare mte tags: %s", hp->name,
 			strerror(-ret));
-		return ret;
-	}
-	atomic_store_explicit(&hp->mte, true, memory_order_relaxed);
-	return HDP_HF_TAG_MTE;
+	return ret;
+}
+
+/*
+ * Tag off in a pool that handed out tags: are they still kept track of
+ * (harden.h)? In memory that took MTE tags, frees must reset them; on a
+ * CPU with MTE, a later tag=mte must give each held handle's memory its
+ * tag, which only records kept all along can say.
+ */
+static bool tags_kept(struct hdp_harden_pool *hp)
+{
+	return atomic_load_explicit(&hp->mte, memory_order_relaxed) == TAG_MTE_YES ||
+	       (atomic_load_explicit(&hp->tags_seen, memory_order_relaxed) && tag_mte_probe());
 }
 
 static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
@@ -170,12 +179,10 @@ static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 		ret = attach_tags(hp, p);
 		if (ret < 0)
 			return ret;
-		flags |= (unsigned)ret;
 		atomic_store_explicit(&hp->tags_seen, true, memory_order_relaxed);
+	} else if (tags_kept(hp)) {
+		flags |= HDP_HF_TAG_KEPT;
 	}
-	/* Tags off in memory that took MTE tags: frees still reset them (harden.h). */
-	if (atomic_load_explicit(&hp->mte, memory_order_relaxed))
-		flags |= HDP_HF_TAG_MTE;
 	w = (uint64_t)flags |
 	    (uint64_t)p->on_violation << HDP_WORD_POLICY_SHIFT |
 	    (uint64_t)sample_field(p->tag_sample) << HDP_WORD_SAMPLE_SHIFT |

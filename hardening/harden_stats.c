@@ -28,6 +28,7 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp, const struct hdp_harden_co
 	struct hdp_harden_view v = hdp_harden_pool_view(hp);
 	struct hdp_harden_counters sum = { 0 };
 	uint64_t epoch;
+	bool mte;
 
 	memset(out, 0, sizeof(*out));
 	hdp_harden_counters_add(&sum, &hp->retired);
@@ -39,11 +40,10 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp, const struct hdp_harden_co
 	epoch = atomic_load_explicit(&hp->epoch, memory_order_relaxed);
 	out->epoch = hdp_epoch_core(epoch);
 	out->protections_epoch = hdp_epoch_protections(epoch);
-	out->tag_backend = !(out->flags & HDP_HF_TAG) ? "off"
-			 : (out->flags & HDP_HF_TAG_MTE) ? "mte" : "soft";
+	mte = atomic_load_explicit(&hp->mte, memory_order_relaxed) == TAG_MTE_YES;
+	out->tag_backend = !(out->flags & HDP_HF_TAG) ? "off" : mte ? "mte" : "soft";
 	out->tag_check = "none";
-	if ((out->flags & HDP_HF_TAG) && (out->flags & HDP_HF_TAG_MTE) &&
-	    hdp_tag_check_in_force(NULL) >= 0)
+	if ((out->flags & HDP_HF_TAG) && mte && hdp_tag_check_in_force(NULL) >= 0)
 		out->tag_check = hdp_tag_check_name((enum hdp_tag_check)hdp_tag_check_in_force(NULL));
 	for (unsigned i = 0; i < HDP_COUNTERS_MAX; i++)
 		out->counters[i] = hdp_counter_read(&sum.n[i]);

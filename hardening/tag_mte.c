@@ -22,6 +22,7 @@
 #include <hdp/region.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -292,14 +293,11 @@ void tag_mte_adopt_thread(void)
 	adopted = true;
 }
 
-/* One more MTE pool (not again for a pool applied again), for the asynchronous report. */
-static int mte_pool_counted(struct hdp_harden_pool *hp)
+/* One more MTE pool, for the asynchronous report. */
+static void mte_pool_counted(struct hdp_harden_pool *hp)
 {
-	if (!atomic_load_explicit(&hp->mte, memory_order_relaxed)) {
-		atomic_store(&last_mte_pool, hp);
-		atomic_fetch_add(&mte_pools, 1);
-	}
-	return 0;
+	atomic_store(&last_mte_pool, hp);
+	atomic_fetch_add(&mte_pools, 1);
 }
 
 void tag_mte_forget(struct hdp_harden_pool *hp)
@@ -310,12 +308,53 @@ void tag_mte_forget(struct hdp_harden_pool *hp)
 	atomic_fetch_sub(&mte_pools, 1);
 }
 
-int tag_mte_attach(struct hdp_harden_pool *hp)
+/* The pool's objects PROT_MTE: each run between guard gaps (whole pages), not the gaps. */
+static int map_mte(const struct hdp_layout *l)
 {
-	const struct hdp_layout *l = &hp->layout;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t start = l->base & ~(page - 1);
 	size_t len = (l->base + l->span - start + page - 1) & ~(page - 1);
+
+	if (!l->gap_period)
+		return mprotect((void *)start, len, PROT_READ | PROT_WRITE | PROT_MTE) ? -errno : 0;
+	for (uintptr_t run = l->base; run < l->base + l->span;
+	     run += (size_t)l->gap_period * l->stride) {
+		size_t run_len = (size_t)l->gap_objs * l->stride;
+
+		if (run_len > l->base + l->span - run)
+			run_len = l->base + l->span - run;
+		run_len = (run_len + page - 1) & ~(page - 1);
+		if (mprotect((void *)run, run_len, PROT_READ | PROT_WRITE | PROT_MTE))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Memory that has just become PROT_MTE has tag 0 everywhere. A handle
+ * handed out with a soft tag and still held must find that tag there when
+ * it is dereferenced: its record (of this epoch: harden.h) says which.
+ * Records a burst still acting on the word before changes meanwhile are
+ * that burst's to catch up with (burst.c), after this.
+ */
+static void tag_held_objects(struct hdp_harden_pool *hp)
+{
+	const struct hdp_layout *l = &hp->layout;
+	uint64_t epoch = hdp_epoch_core(atomic_load_explicit(&hp->epoch, memory_order_relaxed));
+
+	for (uint32_t i = 0; i < l->slots; i++) {
+		uint64_t m = atomic_load_explicit(&hp->meta[i].state, memory_order_relaxed);
+
+		if (META_EPOCH(m) == epoch && (m & META_ALLOCATED) && (m & META_TAGGED))
+			tag_mte_set((void *)(l->base + (uintptr_t)i * l->stride), l->obj_size,
+				    META_TAG(m), 0, 0);
+	}
+}
+
+int tag_mte_attach(struct hdp_harden_pool *hp)
+{
+	const struct hdp_layout *l = &hp->layout;
+	int ret;
 
 	if (l->stride % GRANULE || l->base % GRANULE || l->chunks)
 		return -EINVAL;
@@ -327,23 +366,33 @@ int tag_mte_attach(struct hdp_harden_pool *hp)
 	 * before get it when they first use an MTE pool (tag_mte_adopt_thread).
 	 */
 	set_thread_mode(mte_tcf);
-	if (!l->gap_period) {
-		if (mprotect((void *)start, len, PROT_READ | PROT_WRITE | PROT_MTE))
-			return -errno;
-		return mte_pool_counted(hp);
+	if (atomic_load(&hp->mte) == TAG_MTE_YES)
+		return 0;
+	/*
+	 * Bursts that begin from here on wait until the held objects carry
+	 * their tags; one that began before sees SWITCHING when it ends, or
+	 * else its records are seen here (a fence each side: burst.c).
+	 */
+	atomic_store(&hp->mte, TAG_MTE_SWITCHING);
+	atomic_thread_fence(memory_order_seq_cst);
+	ret = map_mte(l);
+	if (ret) {
+		atomic_store_explicit(&hp->mte, TAG_MTE_NO, memory_order_release);
+		return ret;
 	}
-	/* Each run of objects between guard gaps (whole pages), not the gaps. */
-	for (uintptr_t run = l->base; run < l->base + l->span;
-	     run += (size_t)l->gap_period * l->stride) {
-		size_t run_len = (size_t)l->gap_objs * l->stride;
+	tag_held_objects(hp);
+	mte_pool_counted(hp);
+	atomic_store_explicit(&hp->mte, TAG_MTE_YES, memory_order_release);
+	return 0;
+}
 
-		if (run_len > l->base + l->span - run)
-			run_len = l->base + l->span - run;
-		run_len = (run_len + page - 1) & ~(page - 1);
-		if (mprotect((void *)run, run_len, PROT_READ | PROT_WRITE | PROT_MTE))
-			return -errno;
-	}
-	return mte_pool_counted(hp);
+enum tag_mte_state tag_mte_wait(struct hdp_harden_pool *hp)
+{
+	unsigned s;
+
+	while ((s = atomic_load_explicit(&hp->mte, memory_order_acquire)) == TAG_MTE_SWITCHING)
+		sched_yield();
+	return (enum tag_mte_state)s;
 }
 
 /*
@@ -397,6 +446,11 @@ int tag_mte_attach(struct hdp_harden_pool *hp)
 
 void tag_mte_adopt_thread(void)
 {
+}
+
+enum tag_mte_state tag_mte_wait(struct hdp_harden_pool *hp)
+{
+	return (enum tag_mte_state)atomic_load(&hp->mte);
 }
 
 void tag_mte_forget(struct hdp_harden_pool *hp)

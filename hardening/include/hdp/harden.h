@@ -24,11 +24,23 @@
  *   about the core's, which were kept all along (their epoch once moved
  *   with it: a live tagged handle's copies were refused, and a double
  *   free across the switch was taken for a first one). The core's
- *   records resuming starts a new epoch for both.
+ *   records resuming starts a new epoch for both. A record from an
+ *   earlier epoch says nothing, to every step alike: a free through a
+ *   tagged handle, and a checked copy through one, have nothing to
+ *   compare the tag with and pass (the handle may be from before the
+ *   records stopped, and still good).
  *   Records state only what was done: "wiped" means the whole object was
  *   zero after that free, which a partial (init_on_free=used) wipe can
  *   only claim for an object that was zero when it was handed out
  *   ("clean"); an object that was not gets the whole wipe once.
+ *
+ * A handle keeps the tag it was handed out with, whatever is switched
+ * while it is held; the memory follows. When a pool's memory first takes
+ * MTE tags (tag=mte, or auto on an MTE CPU), it is all tag 0: every
+ * object the records show held with a tag gets that tag in memory before
+ * the switch returns, so that a soft-tagged handle, dereferenced, finds
+ * its own tag (tag_mte.c). That is why tag=off keeps the records in a
+ * pool that could take MTE tags later (TAG_KEPT, below).
  *
  * For that, a burst labels its records with the epoch of the very word it
  * acts on (never a later one: a burst still acting on an old word must not
@@ -74,7 +86,7 @@
 	X(INIT_CHECK, init_check)                                                  \
 	X(INIT_CHECK_HEAD, init_check_head)	/* with INIT_CHECK: the extent's head only */ \
 	X(TAG, tag)                                                                \
-	X(TAG_MTE, tag_mte)		/* the memory carries MTE tags: see below */  \
+	X(TAG_KEPT, tag_kept)		/* tag off, tags handed out still kept: below */ \
 	X(TAG_ALWAYS, tag_always)	/* objects below tag_sample_min */          \
 	X(PROTECTIONS, protections)	/* a registered protection with hooks here is on */
 
@@ -92,13 +104,16 @@ enum hdp_hflag {
 };
 
 /*
- * Flags whose steps keep the core's per-object records. TAG_MTE stays on
- * after tag goes off in a pool whose memory took MTE tags: its frees must
- * still reset a tag to 0, or the next owner's tag-0 pointer faults on the
- * memory's old tag (Linux has no match-all tag in memory).
+ * Flags whose steps keep the core's per-object records. TAG_KEPT replaces
+ * TAG when tag goes off in a pool that handed out tags and may meet them
+ * again in memory: one whose memory took MTE tags (its frees must still
+ * reset a tag to 0, or the next owner's tag-0 pointer faults on the
+ * memory's old tag: Linux has no match-all tag in memory), or one on a
+ * CPU with MTE, where a later tag=mte gives every held handle's memory
+ * the tag its record says, and only an unbroken record can say it.
  */
 #define HDP_HF_RECORDS (HDP_HF_INIT_ALLOC | HDP_HF_INIT_FREE | HDP_HF_INIT_CHECK | \
-			HDP_HF_TAG | HDP_HF_TAG_MTE)
+			HDP_HF_TAG | HDP_HF_TAG_KEPT)
 /* Flags that need the allocation and free steps (bounds checks live in copies). */
 #define HDP_HF_HOOKS (HDP_HF_RECORDS | HDP_HF_PROTECTIONS)
 
@@ -278,7 +293,7 @@ struct hdp_harden_pool {
 	bool cold_objects;
 	bool reuse_hooks;
 	/* Set once under apply_lock; read by bursts with no lock: atomic. */
-	_Atomic bool mte;		/* its memory carries MTE tags (now or from before) */
+	_Atomic unsigned char mte;	/* its memory's MTE tags: enum tag_mte_state */
 	_Atomic bool tags_seen;		/* tags were on once: records and pointers may carry one */
 	const char *name;
 
