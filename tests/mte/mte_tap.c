@@ -74,6 +74,49 @@ void dies_when(void (*fn)(void), int sig, const char *words, int later, const ch
 		       *mte_ran_on, later, buf);
 }
 
+void lives(void (*fn)(void), const char *what)
+{
+	static char buf[1 << 16];
+	size_t len = 0;
+	int fds[2], status;
+	const char *tail, *nl;
+	ssize_t r;
+	pid_t pid;
+
+	fflush(stdout);
+	if (pipe(fds))
+		exit(1);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], STDERR_FILENO);
+		fn();
+		_exit(0);
+	}
+	close(fds[1]);
+	/* Keep the last half of a long story: where it ended. */
+	while ((r = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0) {
+		len += (size_t)r;
+		if (len == sizeof(buf) - 1) {
+			memmove(buf, buf + len / 2, len - len / 2);
+			len -= len / 2;
+		}
+	}
+	buf[len] = '\0';
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, what);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return;
+	printf("# child ended with status 0x%x; the end of its stderr:\n", status);
+	tail = len > 1024 ? buf + len - 1024 : buf;
+	for (; *tail; tail = nl + 1) {
+		nl = strchr(tail, '\n');
+		printf("# %.*s\n", nl ? (int)(nl - tail) : (int)strlen(tail), tail);
+		if (!nl)
+			break;
+	}
+}
+
 const char *fault_words(enum hdp_tag_check m, bool write, const char *pool, char *buf,
 			size_t len)
 {

@@ -40,6 +40,12 @@ static inline void after_access(void)
  * -1: either.
  */
 void dies_when(void (*fn)(void), int sig, const char *words, int later, const char *what);
+/*
+ * Run @fn in a child, which must end with exit status 0 (a correct
+ * program that hdp must let run); if not, the end of what it wrote to
+ * stderr is shown.
+ */
+void lives(void (*fn)(void), const char *what);
 /* The words a fault report has in mode @m: synchronous ones name the pool. */
 const char *fault_words(enum hdp_tag_check m, bool write, const char *pool, char *buf,
 			size_t len);

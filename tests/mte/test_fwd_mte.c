@@ -17,7 +17,10 @@
  * - a stale handle to a frame (the pointer the forwarder used while it
  *   held the frame) read or written after the frame was sent and given
  *   back is a tag check fault, caught as the mode says: synchronous ones
- *   at the access, naming the pool umem; asynchronous ones later.
+ *   at the access, naming the pool umem; asynchronous ones later;
+ * - frames handed out under tag=soft and held (lent to the kernel, on
+ *   TX) while tag goes to mte at run time are rewritten through the tags
+ *   the forwarder remembered, with no fault.
  */
 #include <hdp/fwd.h>
 #include <hdp/log.h>
@@ -36,9 +39,13 @@
 static struct hdp_fwd_cfg cfg;
 static uint8_t pkt[9014];
 
-/* Every frame tagged; freed frames wait in quarantine, so none is reused. */
-static struct hdp_fwd *make(void)
+/*
+ * Every frame tagged, by @tag (mte or soft); freed frames wait in
+ * quarantine, so none is reused.
+ */
+static struct hdp_fwd *make(const char *tag)
 {
+	char spec[256];
 	struct hdp_fwd *f;
 
 	hdp_fwd_cfg_defaults(&cfg);
@@ -47,11 +54,10 @@ static struct hdp_fwd *make(void)
 	cfg.ring_size = 128;
 	cfg.fill_size = 256;
 	cfg.frames = 2048;
+	snprintf(spec, sizeof(spec), "pool.umem.tag=%s,pool.umem.tag_sample=1,"
+		 "pool.umem.quarantine=on,pool.umem.quarantine_depth=1024,on_violation=abort", tag);
 	if (hdp_fwd_cfg_set_ports(&cfg, "a,b", "test") ||
-	    hdp_harden_config_parse_string(&cfg.harden,
-					   "pool.umem.tag=mte,pool.umem.tag_sample=1,"
-					   "pool.umem.quarantine=on,pool.umem.quarantine_depth=1024,"
-					   "on_violation=abort", "test") ||
+	    hdp_harden_config_parse_string(&cfg.harden, spec, "test") ||
 	    hdp_fwd_cfg_check(&cfg) || !(f = hdp_fwd_create_loopback(&cfg))) {
 		printf("Bail out! cannot make the forwarder\n");
 		exit(1);
@@ -118,7 +124,7 @@ static bool frames_not_held_are_refused(void)
 
 static void stale_handle_written(void)
 {
-	struct hdp_fwd *f = make();
+	struct hdp_fwd *f = make("mte");
 	uint64_t addr;
 	volatile uint8_t *handle = send_one(f, &addr);
 
@@ -128,12 +134,50 @@ static void stale_handle_written(void)
 
 static void stale_handle_read(void)
 {
-	struct hdp_fwd *f = make();
+	struct hdp_fwd *f = make("mte");
 	uint64_t addr;
 	volatile uint8_t *handle = send_one(f, &addr);
 
 	(void)handle[6];
 	after_access();
+}
+
+/*
+ * Frames handed out with soft tags, lent to the kernel's fill rings and
+ * on their way out, while the UMEM's memory takes MTE tags (tag=mte at
+ * run time): received, rewritten through the tags hdp-fwd remembered for
+ * them, sent and given back with no fault; every frame comes back.
+ */
+static void frames_held_as_mte_comes_on(void)
+{
+	static const uint32_t lens[] = { 60, 1500, 9014 };
+	struct hdp_fwd *f = make("soft");
+	struct hdp_pool_stats st;
+	unsigned left;
+
+	for (int step = 0; step < 4; step++)
+		hdp_fwd_loopback_step(f, pkt, 1500, 4);
+	hdp_fwd_loopback_stall(f, 1, true);	/* b's TX holds what it was given */
+	hdp_fwd_loopback_step(f, pkt, 60, 4);
+	if (hdp_pool_set(hdp_fwd_pool(f), "tag", "mte"))
+		_exit(2);
+	hdp_fwd_loopback_stall(f, 1, false);
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		for (int step = 0; step < 20; step++)
+			hdp_fwd_loopback_step(f, pkt, lens[k], 4);
+		for (int step = 0; step < 5; step++)
+			hdp_fwd_loopback_step(f, pkt, lens[k], 0);
+	}
+	getppid();
+	hdp_pool_stats_get(hdp_fwd_pool(f), &st);
+	if (strcmp(st.harden.tag_backend, "mte") ||
+	    st.harden.violations[HDP_V_TAG_MISMATCH] || st.harden.violations[HDP_V_DOUBLE_FREE])
+		_exit(3);
+	left = hdp_fwd_loopback_destroy(f);
+	if (left) {
+		fprintf(stderr, "%u frames not back\n", left);
+		_exit(4);
+	}
 }
 
 int main(void)
@@ -158,7 +202,7 @@ int main(void)
 	       "in memory (hdp_fwd_create_loopback), its frame path unchanged\n");
 	for (size_t i = 0; i < sizeof(pkt); i++)
 		pkt[i] = (uint8_t)(i * 7 + 3);
-	f = make();
+	f = make("mte");
 	mode = (enum hdp_tag_check)hdp_tag_check_in_force(&why);
 	printf("# tag check mode in force: %s\n", hdp_tag_check_name(mode));
 	hdp_pool_stats_get(hdp_fwd_pool(f), &st);
@@ -223,5 +267,8 @@ int main(void)
 	dies_when(stale_handle_read, SIGABRT, fault_words(mode, false, "umem", words,
 							   sizeof(words)),
 		  mode == HDP_TAG_CHECK_ASYNC, what);
+	lives(frames_held_as_mte_comes_on, "frames handed out with soft tags and held (fill rings, "
+	      "TX) as the UMEM's memory takes MTE tags are received, rewritten, sent and given "
+	      "back with no fault");
 	return mte_failed ? 1 : 0;
 }
