@@ -2,7 +2,8 @@
 /*
  * The metrics file (hdp/metrics_file.h): which file at its path is
  * hdp-fwd's own, how each copy is made and published, and what happens
- * while that fails.
+ * while that fails: the last good copy stays, and each new reason for
+ * failing is said once.
  *
  * The threat is a user who may write the textfile directory (on Debian it
  * belongs to "prometheus"), or a typo in metrics_file. The first may put
@@ -38,6 +39,27 @@
 #define STRANGERS_SAID_MAX 4	/* foreign files beside the path named one by one */
 #define WHY_MAX 384
 
+/*
+ * The step of a write that failed. With its errno, it tells one failure
+ * from another: a temporary file's random name or a byte count in the
+ * words would make every failure look new.
+ */
+enum write_step {
+	STEP_NONE,
+	STEP_RENDER,	/* the text itself */
+	STEP_CREATE,	/* the temporary file beside the path */
+	STEP_MODE,
+	STEP_WRITE,	/* writing or closing it */
+	STEP_TARGET,	/* something else at the path now */
+	STEP_RENAME,
+};
+
+struct write_failure {
+	enum write_step step;
+	int err;		/* negative errno */
+	char why[WHY_MAX];
+};
+
 struct hdp_metrics_file {
 	struct hdp_ctl_source src;
 	char path[HDP_FWD_METRICS_PATH_MAX];
@@ -45,7 +67,7 @@ struct hdp_metrics_file {
 	unsigned interval;		/* seconds between writes */
 	double next;			/* CLOCK_MONOTONIC seconds of the next write */
 	struct hdp_path_own own;	/* the file renamed into place last */
-	bool failing;
+	struct write_failure said;	/* the failure said last; STEP_NONE: writes work */
 	uint64_t failures;		/* writes that failed since start */
 	char text[TEXT_MAX];
 };
@@ -321,39 +343,71 @@ static int check_target(const struct hdp_metrics_file *m, char *why)
 	return -EEXIST;
 }
 
+/* @step failed with @err, in the words already in @f->why if any: @err back. */
+static int failed_at(struct write_failure *f, enum write_step step, int err)
+{
+	f->step = step;
+	f->err = err;
+	if (!f->why[0])
+		snprintf(f->why, WHY_MAX, "%s", strerror(-err));
+	return err;
+}
+
+/* Give the fresh file @fd (named @tmp) its mode and the text, and close it. */
+static int fill_fresh(const struct hdp_metrics_file *m, int fd, const char *tmp, size_t len,
+		      struct write_failure *f)
+{
+	int ret = 0;
+
+	/* The umask (UMask=0077 under systemd) must not hide it from the collector. */
+	if (fchmod(fd, m->mode)) {
+		ret = -errno;
+		snprintf(f->why, WHY_MAX, "cannot give %s mode %04o: %s", tmp, m->mode,
+			 strerror(-ret));
+		failed_at(f, STEP_MODE, ret);
+	}
+	if (!ret && (ret = write_all(fd, m->text, len))) {
+		snprintf(f->why, WHY_MAX, "cannot write %s: %s", tmp, strerror(-ret));
+		failed_at(f, STEP_WRITE, ret);
+	}
+	if (close(fd) && !ret) {
+		ret = -errno;
+		snprintf(f->why, WHY_MAX, "cannot write %s: %s", tmp, strerror(-ret));
+		failed_at(f, STEP_WRITE, ret);
+	}
+	return ret;
+}
+
 /*
  * Render, write a fresh file, give it its mode, rename it over the path.
- * No fsync: a collector reads through the page cache, and after a crash
- * an empty or old file is replaced by the next write.
+ * Whatever fails, only the fresh file goes: the copy at the path stays
+ * until a complete one replaces it, so that a file system with room for
+ * one copy but not two keeps one. No fsync: a collector reads through
+ * the page cache, and after a crash an empty or old file is replaced by
+ * the next write.
  */
-static int publish(struct hdp_metrics_file *m, char *why)
+static int publish(struct hdp_metrics_file *m, struct write_failure *f)
 {
 	char tmp[HDP_FWD_METRICS_PATH_MAX + 16];
 	struct hdp_path_own made;
 	struct stat st;
 	size_t len;
-	int fd, ret = render(m, &len, why);
+	int fd, ret;
 
+	ret = render(m, &len, f->why);
 	if (ret)
-		return ret;
-	fd = create_fresh(m->path, tmp, sizeof(tmp), &st, why);
+		return failed_at(f, STEP_RENDER, ret);
+	fd = create_fresh(m->path, tmp, sizeof(tmp), &st, f->why);
 	if (fd < 0)
-		return fd;
+		return failed_at(f, STEP_CREATE, fd);
 	hdp_path_own_set(&made, &st);
-	/* The umask (UMask=0077 under systemd) must not hide it from the collector. */
-	if (fchmod(fd, m->mode)) {
+	ret = fill_fresh(m, fd, tmp, len, f);
+	if (!ret && (ret = check_target(m, f->why)))
+		failed_at(f, STEP_TARGET, ret);
+	if (!ret && rename(tmp, m->path)) {
 		ret = -errno;
-		snprintf(why, WHY_MAX, "cannot give %s mode %04o: %s", tmp, m->mode, strerror(-ret));
-	}
-	if (!ret && (ret = write_all(fd, m->text, len)))
-		snprintf(why, WHY_MAX, "cannot write %s: %s", tmp, strerror(-ret));
-	if (close(fd) && !ret) {
-		ret = -errno;
-		snprintf(why, WHY_MAX, "cannot write %s: %s", tmp, strerror(-ret));
-	}
-	if (!ret && (ret = check_target(m, why)) == 0 && rename(tmp, m->path)) {
-		ret = -errno;
-		snprintf(why, WHY_MAX, "cannot rename %s over it: %s", tmp, strerror(-ret));
+		snprintf(f->why, WHY_MAX, "cannot rename %s over it: %s", tmp, strerror(-ret));
+		failed_at(f, STEP_RENAME, ret);
 	}
 	if (ret) {
 		hdp_path_own_remove(tmp, &made);
@@ -363,46 +417,44 @@ static int publish(struct hdp_metrics_file *m, char *why)
 	return 0;
 }
 
-/*
- * The figures left in place are the last good ones; read as current they
- * would hide what happens now (a violation counted after them), so the
- * file goes, and a collector's series with it.
- */
-static void failed(struct hdp_metrics_file *m, const char *why)
+/* What a collector finds at the path while writes fail, in words for the log. */
+static const char *what_stays(const struct hdp_metrics_file *m)
 {
-	char removal[160] = "nothing of hdp-fwd's is there";
-	int err = m->own.made ? hdp_path_own_remove(m->path, &m->own) : 0;
+	struct stat st;
 
+	if (lstat(m->path, &st))
+		return "nothing is there until a write works";
+	if (hdp_path_own_is(&m->own, &st))
+		return "the last complete copy stays, its hdp_metrics_file_timestamp_seconds "
+		       "telling its age";
+	return "the file there is left as it is";
+}
+
+/*
+ * A write failed. Said once for each new reason (the step and the errno):
+ * the same failure again, interval after interval, is only counted, in
+ * hdp_metrics_file_write_failures_total of the next copy written.
+ */
+static void note_failure(struct hdp_metrics_file *m, const struct write_failure *f)
+{
 	m->failures++;
-	if (m->own.made && !err) {
-		m->own.made = false;
-		snprintf(removal, sizeof(removal), "the last one is removed, so that it is not "
-			 "read as current");
-	} else if (err == -ESTALE) {
-		snprintf(removal, sizeof(removal), "what is there is not hdp-fwd's, and is left");
-	} else if (err) {
-		snprintf(removal, sizeof(removal), "the last one cannot be removed (%s): its "
-			 "hdp_metrics_file_timestamp_seconds tells its age", strerror(-err));
-	}
-	if (m->failing)
+	if (m->said.step == f->step && m->said.err == f->err)
 		return;
-	m->failing = true;
-	hdp_log(HDP_LOG_ERR, "metrics file %s: %s; %s (said once until a write works again)",
-		m->path, why, removal);
+	m->said = *f;
+	hdp_log(HDP_LOG_ERR, "metrics file %s: %s; %s (said once until a write works or fails "
+		"otherwise)", m->path, f->why, what_stays(m));
 }
 
 int hdp_metrics_file_write(struct hdp_metrics_file *m)
 {
-	char why[WHY_MAX] = "";
-	int ret = publish(m, why);
+	struct write_failure f = { .step = STEP_NONE };
+	int ret = publish(m, &f);
 
 	m->next = now_s() + m->interval;
 	if (ret) {
-		if (!why[0])
-			snprintf(why, WHY_MAX, "%s", strerror(-ret));
-		failed(m, why);
-	} else if (m->failing) {
-		m->failing = false;
+		note_failure(m, &f);
+	} else if (m->said.step != STEP_NONE) {
+		m->said.step = STEP_NONE;
 		hdp_log(HDP_LOG_INFO, "metrics file %s: written again (%llu writes failed since "
 			"hdp-fwd started)", m->path, (unsigned long long)m->failures);
 	}

@@ -4,8 +4,9 @@
  * with a stand-in source: which path it takes and what it refuses, naming
  * it; each copy a fresh file in metrics_mode whatever the umask; nothing
  * beside the path ever opened, blocked on or published; its own leftovers
- * swept; a failing write removes the stale file and is said once; a reload
- * writes at once; at exit only the file it wrote goes.
+ * swept; a failing write keeps the last complete copy (on a file system
+ * with room for one copy but not two too) and is said once for each new
+ * reason; a reload writes at once; at exit only the file it wrote goes.
  */
 #include <criterion/criterion.h>
 
@@ -20,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -31,6 +34,7 @@ static char dir[32];
 static char path[64];
 static struct hdp_fwd_cfg cfg;
 static bool huge;	/* the stand-in source's next answer does not fit */
+static bool mounted;	/* a tmpfs of the test's own on dir, in its own mount namespace */
 
 static int stand_in_stats(void *ctx, const char *format, struct hdp_strbuf *o)
 {
@@ -54,12 +58,15 @@ static void setup(void)
 	hdp_fwd_cfg_defaults(&cfg);
 	snprintf(cfg.metrics_path, sizeof(cfg.metrics_path), "%s", path);
 	huge = false;
+	mounted = false;
 }
 
 static void teardown(void)
 {
 	char cmd[128];
 
+	if (mounted)
+		umount2(dir, MNT_DETACH);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
 }
@@ -239,17 +246,29 @@ Test(metrics_file, nothing_beside_the_path_is_opened_published_or_said_twice)
 	cr_assert_eq(files_in_dir(), 2, "the foreign files are left, nothing else");
 }
 
-Test(metrics_file, a_failing_write_removes_the_stale_file_and_is_said_once)
+static char *copy_of(const char *text)
+{
+	char *c = strdup(text);
+
+	cr_assert_not_null(c);
+	return c;
+}
+
+Test(metrics_file, a_failing_write_keeps_the_last_copy_and_is_said_once)
 {
 	struct hdp_metrics_file *m = hdp_metrics_file_open(&cfg, &src);
+	char *last;
 
 	cr_assert_eq(hdp_metrics_file_write(m), 0, "%s", captured_logs());
+	last = copy_of(slurp(path));
 	huge = true;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		cr_assert_eq(hdp_metrics_file_write(m), -E2BIG);
-	cr_assert_eq(access(path, F_OK), -1, "the stale file stayed");
+		cr_assert_str_eq(slurp(path), last, "the last copy did not stay as it was");
+	}
+	cr_assert_eq(files_in_dir(), 1, "a temporary file stayed");
 	cr_assert_eq(occurrences(captured_logs(), "more than the"), 1, "%s", captured_logs());
-	cr_assert(log_contains("the last one is removed"), "%s", captured_logs());
+	cr_assert(log_contains("the last complete copy stays"), "%s", captured_logs());
 	huge = false;
 	cr_assert_eq(hdp_metrics_file_write(m), 0);
 	cr_assert_eq(hdp_metrics_file_write(m), 0);
@@ -258,6 +277,113 @@ Test(metrics_file, a_failing_write_removes_the_stale_file_and_is_said_once)
 	cr_assert(strstr(slurp(path), "\nhdp_metrics_file_write_failures_total 3\n"), "%s",
 		  slurp(path));
 	hdp_metrics_file_close(m);
+	free(last);
+}
+
+/* Lines the log has for the metrics file, error or not. */
+static unsigned lines_about_it(void)
+{
+	char needle[96];
+
+	snprintf(needle, sizeof(needle), "metrics file %s:", path);
+	return occurrences(captured_logs(), needle);
+}
+
+Test(metrics_file, a_new_reason_to_fail_is_said_once_more)
+{
+	struct hdp_metrics_file *m = hdp_metrics_file_open(&cfg, &src);
+	char other[160];
+
+	cr_assert_eq(hdp_metrics_file_write(m), 0, "%s", captured_logs());
+	huge = true;
+	cr_assert_eq(hdp_metrics_file_write(m), -E2BIG);
+	cr_assert_eq(hdp_metrics_file_write(m), -E2BIG);
+	cr_assert_eq(lines_about_it(), 1, "%s", captured_logs());
+	/* Another step fails: something else at the path now. */
+	huge = false;
+	snprintf(other, sizeof(other), "%s/edge.ini", dir);
+	put(other, "[global]\n");
+	cr_assert_eq(rename(other, path), 0);
+	cr_assert_eq(hdp_metrics_file_write(m), -EEXIST);
+	cr_assert_eq(hdp_metrics_file_write(m), -EEXIST);
+	cr_assert_eq(lines_about_it(), 2, "%s", captured_logs());
+	cr_assert(log_contains("not replaced"), "%s", captured_logs());
+	/* And back to the first: a change too. */
+	huge = true;
+	cr_assert_eq(hdp_metrics_file_write(m), -E2BIG);
+	cr_assert_eq(lines_about_it(), 3, "%s", captured_logs());
+	cr_assert_eq(occurrences(captured_logs(), "more than the"), 2, "%s", captured_logs());
+	huge = false;
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(hdp_metrics_file_write(m), 0);
+	cr_assert_eq(hdp_metrics_file_write(m), 0);
+	cr_assert_eq(lines_about_it(), 4, "%s", captured_logs());
+	cr_assert_eq(occurrences(captured_logs(), "written again (5 writes failed"), 1, "%s",
+		     captured_logs());
+	hdp_metrics_file_close(m);
+}
+
+/* Write @p full of zeros until the file system has no room left. */
+static void fill_up(const char *p)
+{
+	static const char zeros[4096];
+	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	ssize_t w;
+
+	cr_assert_geq(fd, 0, "%s: %s", p, strerror(errno));
+	do
+		w = write(fd, zeros, sizeof(zeros));
+	while (w > 0);
+	cr_assert_eq(errno, ENOSPC, "%s: %s", p, strerror(errno));
+	cr_assert_eq(close(fd), 0);
+}
+
+/*
+ * A file system with room for one copy but not two (a tmpfs of this
+ * test's own, in a mount namespace of its own): the copy written while
+ * there was room stays, whole, at every read, and the failure is one
+ * line, not an error and a "written again" every other interval.
+ */
+Test(metrics_file, room_for_one_copy_but_not_two_keeps_that_copy)
+{
+	struct hdp_metrics_file *m;
+	char filler[160], *last;
+
+	if (geteuid() != 0)
+		cr_skip_test("a tmpfs of its own needs root");
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "%s", strerror(errno));
+	/* Source and type are not read for a propagation change (memcheck reads them). */
+	cr_assert_eq(mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL), 0, "%s",
+		     strerror(errno));
+	cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=16k,mode=700"), 0, "%s",
+		     strerror(errno));
+	mounted = true;
+	m = hdp_metrics_file_open(&cfg, &src);
+	cr_assert_not_null(m);
+	cr_assert_eq(hdp_metrics_file_write(m), 0, "%s", captured_logs());
+	last = copy_of(slurp(path));
+	snprintf(filler, sizeof(filler), "%s/filler", dir);
+	fill_up(filler);
+	for (int i = 0; i < 6; i++) {
+		cr_assert_eq(hdp_metrics_file_write(m), -ENOSPC, "write %d: %s", i,
+			     captured_logs());
+		cr_assert_eq(access(path, F_OK), 0, "write %d: the copy is gone", i);
+		cr_assert_str_eq(slurp(path), last, "write %d: the copy changed", i);
+	}
+	cr_assert_eq(files_in_dir(), 2, "a temporary file stayed");
+	cr_assert_eq(lines_about_it(), 1, "%s", captured_logs());
+	cr_assert(log_contains("No space left on device; the last complete copy stays"), "%s",
+		  captured_logs());
+	cr_assert_not(log_contains("written again"), "%s", captured_logs());
+	/* Room again: written, said once. */
+	cr_assert_eq(unlink(filler), 0);
+	cr_assert_eq(hdp_metrics_file_write(m), 0, "%s", captured_logs());
+	cr_assert_eq(lines_about_it(), 2, "%s", captured_logs());
+	cr_assert(log_contains("written again (6 writes failed"), "%s", captured_logs());
+	cr_assert(strstr(slurp(path), "\nhdp_metrics_file_write_failures_total 6\n"), "%s",
+		  slurp(path));
+	hdp_metrics_file_close(m);
+	free(last);
 }
 
 Test(metrics_file, only_its_own_file_is_replaced_or_removed)

@@ -13,9 +13,12 @@
  *   process's own, given metrics_mode whatever the umask, and renamed over
  *   PATH. Nothing another user puts beside PATH is opened for writing, so
  *   nothing there can block the caller or be published.
- * - While writes fail, the file written last is removed, so that its old
- *   figures are not read as current; the failure is said once with its
- *   reason, and the recovery once. At exit the same file goes, and only it.
+ * - While writes fail, only the new copy goes: the one written last stays
+ *   at PATH until a complete one replaces it (its
+ *   hdp_metrics_file_timestamp_seconds tells its age). A failure is said
+ *   once with its reason until a write works or fails for another reason
+ *   (step or errno); the recovery is said once. At exit the file written
+ *   last goes, and only it.
  *
  * Every call is made from one thread (hdp-fwd's control loop).
  */
@@ -47,7 +50,7 @@ int hdp_metrics_path_check(const struct hdp_fwd_cfg *cfg);
 struct hdp_metrics_file *hdp_metrics_file_open(const struct hdp_fwd_cfg *cfg,
 					       const struct hdp_ctl_source *src);
 
-/* Write now: 0 or a negative errno (said, and the old file removed, as above). */
+/* Write now: 0 or a negative errno (said as above; the last copy stays). */
 int hdp_metrics_file_write(struct hdp_metrics_file *m);
 
 /* Write if the interval is over. NULL is fine. */
