@@ -118,13 +118,18 @@ HDP_NORETURN void hdp_violation_abort(const struct hdp_violation *v);
 
 /*
  * For hdp's SIGSEGV handlers: hand a signal that is not hdp's to @prev,
- * the handler installed before hdp's, and leave hdp's installed. A
- * handler function is called with @sig, @info (a siginfo_t, kept out of
- * this header's types) and @uctx; the default action is taken at once,
- * or on the retry of a fault that @comes_again. Async-signal-safe.
+ * the handler installed before hdp's (hdp's copy of it), and leave hdp's
+ * installed. A handler function is called directly with @sig, @info (the
+ * signal's own siginfo_t, kept out of this header's types) and @uctx,
+ * with its sa_mask and SA_NODEFER; a one-shot one (SA_RESETHAND) once,
+ * @prev holding SIG_DFL after it. SIG_DFL, and SIG_IGN for a fault: the
+ * default action, on the retry of a fault that @comes_again (the
+ * kernel's own signal), or when the caller returns (a sent signal with
+ * its own siginfo). SIG_IGN for a sent signal: nothing.
+ * Async-signal-safe.
  */
 struct sigaction;
-void hdp_fault_pass_on(const struct sigaction *prev, int sig, void *info, void *uctx,
+void hdp_fault_pass_on(struct sigaction *prev, int sig, void *info, void *uctx,
 		       bool comes_again);
 
 #endif /* HDP_VIOLATION_H */
