@@ -42,13 +42,33 @@ start_fwd() {	# extra hdp-fwd options...
 	ip netns exec "$name-fwd" "$fwd" --ports f0,f1 --ctl "$sock" --stats-interval 0 "$@" \
 		>"$work/fwd" 2>&1 &
 	fwd_pid=$!
-	for _ in $(seq 50); do [ -S "$sock" ] && return 0; sleep 0.1; done
+	wait_for_sock
+}
+
+# Until hdp-fwd's control socket is there: up to 30 s, for a busy machine
+# and a queue the kernel has yet to let go of (hdp-fwd waits 5 s for it),
+# unless hdp-fwd exits first.
+wait_for_sock() {
+	for _ in $(seq 300); do
+		[ -S "$sock" ] && return 0
+		kill -0 "$fwd_pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
 	return 1
 }
 
 stop_fwd() {
 	kill -TERM "$fwd_pid" 2>/dev/null
 	wait "$fwd_pid"
+}
+
+eventually() {	# SECONDS 'condition': until it holds (evaluated every 0.1 s), or SECONDS are over
+	local i
+	for ((i = 0; i < $1 * 10; i++)); do
+		eval "$2" && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 json() {	# python expression over the stats JSON in $work/stats as s
