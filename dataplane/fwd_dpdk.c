@@ -313,13 +313,13 @@ struct duties {
 };
 
 /*
- * SIGHUP or hdp-ctl reload (@cause): the file read and checked as on
- * AF_XDP ports. What applies here is stats_interval and metrics_mode: the
- * mbufs pool's profile lives in the driver and changes key by key
- * (hdp-ctl set), so a reload says whether the file's differs rather than
- * apply half of it. 0, or -EINVAL when the file is refused.
+ * The file read and checked as on AF_XDP ports. What applies here is
+ * stats_interval and metrics_mode: the mbufs pool's profile lives in the
+ * driver and changes key by key (hdp-ctl set), so a reload says whether
+ * the file's differs rather than apply half of it. 0, or -EINVAL when the
+ * file is refused.
  */
-int hdp_fwd_dpdk_reload(struct dpdk_fwd *d, const char *cause)
+static int reload_file(struct dpdk_fwd *d, const char *cause)
 {
 	static struct hdp_fwd_cfg next;
 	struct hdp_profile was, wants;
@@ -342,6 +342,20 @@ int hdp_fwd_dpdk_reload(struct dpdk_fwd *d, const char *cause)
 		  HDP_FWD_DPDK_POOL " KEY VALUE"
 		: "pool " HDP_FWD_DPDK_POOL ": profile unchanged");
 	return 0;
+}
+
+/*
+ * SIGHUP or hdp-ctl reload (@cause): the file again (reload_file);
+ * systemd hears of it (Type=notify) either way, as on AF_XDP ports.
+ */
+int hdp_fwd_dpdk_reload(struct dpdk_fwd *d, const char *cause)
+{
+	int ret;
+
+	hdp_sd_notify("RELOADING=1");
+	ret = reload_file(d, cause);
+	hdp_sd_notify("READY=1");
+	return ret;
 }
 
 static void main_duties(struct dpdk_fwd *d, struct duties *t)
@@ -554,6 +568,20 @@ static void announce(const struct dpdk_fwd *d)
 	fflush(stdout);
 }
 
+/* Type=notify: the service is up once every port runs and every worker does. */
+static void tell_service_manager_ready(const struct dpdk_fwd *d)
+{
+	char state[128];
+	int ret;
+
+	snprintf(state, sizeof(state), "READY=1\nSTATUS=forwarding on %u DPDK ports, %u workers",
+		 d->cfg->nports, d->nworkers);
+	ret = hdp_sd_notify(state);
+	if (ret)
+		fprintf(stderr, "hdp-fwd: cannot tell the service manager it is ready "
+			"(NOTIFY_SOCKET): %s\n", strerror(-ret));
+}
+
 /*
  * What net_af_xdp can keep at close, at most, per queue, generously: the
  * 2048 it lends its fill ring, what sits in its RX ring (1024), and on
@@ -641,7 +669,9 @@ int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
 	d.start = now_s();
 	for (unsigned k = 1; k < d.nworkers; k++)
 		rte_eal_remote_launch(worker_main, &d.w[k], d.w[k].lcore);
+	tell_service_manager_ready(&d);
 	worker_main(&d.w[0]);
+	hdp_sd_notify("STOPPING=1");
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		rte_eal_wait_lcore(lcore);
 	printf("--- summary after %.1f s\n", now_s() - d.start);
