@@ -12,6 +12,7 @@
 #include <hdp/log.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,10 +20,12 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "dir_walk.h"
 #include "path_own.h"
 
 #define REPLY_MAX 65536
@@ -47,9 +50,12 @@ struct client {
 
 struct hdp_ctl {
 	int fd;
+	int dir;			/* the socket's directory, as the walk reached it */
+	int node;			/* the socket file (O_PATH): handed over through it */
 	struct hdp_ctl_source src;
 	struct hdp_path_own own;	/* the socket file we made: remove only that */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *name;		/* its last component, in path */
 	struct client clients[HDP_CTL_CLIENTS_MAX];
 };
 
@@ -61,41 +67,70 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int hdp_ctl_path_check(const char *path, char *why, size_t len)
+/*
+ * The socket's directory, reached by a walk that follows nothing another
+ * user may change (dir_walk.h): every directory from "/" down to it must
+ * be root's (or hdp-fwd's own user's) and writable by no one else, or the
+ * user who may write one could put a link in the socket's place between
+ * bind and chown, or anything else there.
+ */
+static int open_dir(const char *path, char *why, size_t len)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char dir[sizeof(sa.sun_path)];
-	const char *slash = strrchr(path, '/');
+	struct hdp_walk w;
+	int fd = hdp_dir_walk_parent(path, HDP_WALK_TRUSTED, &w);
+
+	if (fd == -EPERM)
+		snprintf(why, len, "%s: a user other than root could put something else in the "
+			 "socket's place; its directory and every one above it must be writable "
+			 "by root alone (the service's RuntimeDirectory is)", w.why);
+	else if (fd == -ELOOP || fd == -ENAMETOOLONG)
+		snprintf(why, len, "its directory's path: %s", w.why);
+	else if (fd < 0)
+		snprintf(why, len, "its directory %s", w.why);
+	return fd;
+}
+
+/*
+ * @name in directory @dir, as a socket address: through the descriptor,
+ * so that no directory is looked up again. When that does not fit, the
+ * path itself: the walk proved that only root may change any directory
+ * on it, so it names the same place.
+ */
+static void address_of(struct sockaddr_un *sa, int dir, const char *name, const char *path)
+{
+	*sa = (struct sockaddr_un){ .sun_family = AF_UNIX };
+	if ((size_t)snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/self/fd/%d/%s", dir,
+			     name) >= sizeof(sa->sun_path))
+		snprintf(sa->sun_path, sizeof(sa->sun_path), "%s", path);
+}
+
+/*
+ * What is at @path's name in its directory @dir: nothing, or a socket
+ * nobody listens on (0); anything else is refused with why.
+ */
+static int judge_place(int dir, const char *path, char *why, size_t len)
+{
+	const char *name = hdp_path_base(path);
+	struct sockaddr_un sa;
+	struct statvfs vfs;
 	struct stat st;
 	int fd, err;
 
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		snprintf(why, len, "path too long (a Unix socket's holds %zu characters)",
-			 sizeof(sa.sun_path) - 1);
-		return -ENAMETOOLONG;
-	}
-	strcpy(sa.sun_path, path);
-	/* bind() needs the directory: its absence is the configuration's, not a runtime failure. */
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1,
-		 slash ? path : ".");
-	if (stat(dir, &st)) {
-		err = errno;
-		if (err == EACCES)
-			return 0;	/* a check run unprivileged cannot look: root will */
-		snprintf(why, len, "its directory %s: %s", dir, strerror(err));
-		return -err;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, len, "%s is not a directory", dir);
-		return -ENOTDIR;
-	}
 	/* Read-only to anyone, root too (ProtectSystem=strict outside the runtime directory). */
-	if (access(dir, W_OK) && errno == EROFS) {
-		snprintf(why, len, "its directory %s is on a read-only file system", dir);
+	if (fstatvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
+		snprintf(why, len, "its directory %.*s is on a read-only file system",
+			 name == path ? 1 : name - 1 == path ? 1 : (int)(name - path - 1),
+			 name == path ? "." : path);
 		return -EROFS;
 	}
-	if (lstat(path, &st))
-		return 0;
+	/* Nothing there; or a check run unprivileged cannot look: root will. */
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		err = errno;
+		if (err == ENOENT || err == EACCES)
+			return 0;
+		snprintf(why, len, "cannot tell what is there: %s", strerror(err));
+		return -err;
+	}
 	if (!S_ISSOCK(st.st_mode)) {
 		snprintf(why, len, "%s is there, not a socket; refusing to replace it "
 			 "(give another --ctl)", hdp_path_kind(&st));
@@ -107,6 +142,7 @@ int hdp_ctl_path_check(const char *path, char *why, size_t len)
 		snprintf(why, len, "cannot tell whether it is in use: %s", strerror(err));
 		return -err;
 	}
+	address_of(&sa, dir, name, path);
 	err = connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) ? errno : 0;
 	close(fd);
 	if (err == 0) {
@@ -121,20 +157,39 @@ int hdp_ctl_path_check(const char *path, char *why, size_t len)
 	return 0;
 }
 
-/*
- * Make @path ours to bind: nothing there, or a socket nobody listens on
- * (a forwarder that was killed), which goes. Anything else stays.
- */
-static int claim_path(const char *path)
+int hdp_ctl_path_check(const char *path, char *why, size_t len)
 {
-	char why[160];
-	int ret = hdp_ctl_path_check(path, why, sizeof(why));
+	int dir, ret;
+
+	if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		snprintf(why, len, "path too long (a Unix socket's holds %zu characters)",
+			 sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	dir = open_dir(path, why, len);
+	if (dir == -EACCES)
+		return 0;	/* a check run unprivileged cannot look: root will */
+	if (dir < 0)
+		return dir;
+	ret = judge_place(dir, path, why, len);
+	close(dir);
+	return ret;
+}
+
+/*
+ * Make the name ours to bind: nothing there, or a socket nobody listens
+ * on (a forwarder that was killed), which goes. Anything else stays.
+ */
+static int claim_path(struct hdp_ctl *c)
+{
+	char why[HDP_WALK_WHY_MAX + 256];
+	int ret = judge_place(c->dir, c->path, why, sizeof(why));
 
 	if (ret) {
-		hdp_log(HDP_LOG_ERR, "control socket %s: %s", path, why);
+		hdp_log(HDP_LOG_ERR, "control socket %s: %s", c->path, why);
 		return ret;
 	}
-	if (unlink(path) && errno != ENOENT)
+	if (unlinkat(c->dir, c->name, 0) && errno != ENOENT)
 		return -errno;
 	return 0;
 }
@@ -146,11 +201,35 @@ struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f)
 	return hdp_ctl_open_source(path, &src);
 }
 
+/*
+ * The socket file bind made, held by a descriptor from now on: its
+ * owner, mode and identity are judged and changed through it. Its mode
+ * came from the umask; a default ACL on the directory can widen it, and
+ * then it is narrowed through the descriptor (the peer's uid is checked
+ * on every connection all the same).
+ */
+static int hold_node(struct hdp_ctl *c)
+{
+	char self[64];
+	struct stat st;
+
+	c->node = openat(c->dir, c->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (c->node < 0 || fstat(c->node, &st))
+		return -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	hdp_path_own_set(&c->own, &st);
+	if ((st.st_mode & 07777) == 0600)
+		return 0;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", c->node);
+	return chmod(self, 0600) ? -errno : 0;
+}
+
 struct hdp_ctl *hdp_ctl_open_source(const char *path, const struct hdp_ctl_source *src)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char why[HDP_WALK_WHY_MAX + 256];
+	struct sockaddr_un sa;
 	struct hdp_ctl *c;
-	struct stat st;
 	mode_t old;
 	int err;
 
@@ -163,33 +242,62 @@ struct hdp_ctl *hdp_ctl_open_source(const char *path, const struct hdp_ctl_sourc
 	if (!c)
 		return NULL;
 	c->src = *src;
+	c->fd = c->node = -1;
 	strcpy(c->path, path);
-	strcpy(sa.sun_path, path);
-	err = claim_path(path);
-	if (err) {
+	c->name = hdp_path_base(c->path);
+	c->dir = open_dir(path, why, sizeof(why));
+	if (c->dir < 0) {
+		hdp_log(HDP_LOG_ERR, "control socket %s: %s", path, why);
+		err = -c->dir;
 		free(c);
-		errno = -err;
+		errno = err;
 		return NULL;
+	}
+	err = claim_path(c);
+	if (err) {
+		errno = -err;
+		goto fail;
 	}
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c->fd < 0)
 		goto err;
+	address_of(&sa, c->dir, c->name, c->path);
 	/* Owner only from the moment it exists, not after a chmod. */
 	old = umask(0177);
 	err = bind(c->fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
-	if (err || lstat(path, &st) || chmod(path, 0600) || listen(c->fd, 16))
+	if (err)
 		goto err;
-	hdp_path_own_set(&c->own, &st);
+	err = hold_node(c);
+	if (err) {
+		errno = -err;
+		goto err;
+	}
+	if (listen(c->fd, 16))
+		goto err;
 	return c;
 err:
+	hdp_log(HDP_LOG_ERR, "control socket %s: %s", path, strerror(errno));
+fail:
 	err = errno;
-	hdp_log(HDP_LOG_ERR, "control socket %s: %s", path, strerror(err));
+	if (c->node >= 0)
+		close(c->node);
 	if (c->fd >= 0)
 		close(c->fd);
+	close(c->dir);
 	free(c);
 	errno = err;
 	return NULL;
+}
+
+int hdp_ctl_give_socket(struct hdp_ctl *c, uid_t uid, gid_t gid)
+{
+	return fchownat(c->node, "", uid, gid, AT_EMPTY_PATH) ? -errno : 0;
+}
+
+int hdp_ctl_give_dir(struct hdp_ctl *c, uid_t uid, gid_t gid)
+{
+	return fchownat(c->dir, "", uid, gid, AT_EMPTY_PATH) ? -errno : 0;
 }
 
 static bool peer_allowed(int fd)
@@ -401,10 +509,13 @@ void hdp_ctl_close(struct hdp_ctl *c)
 	 * we cannot even look at (a directory the user hdp-fwd became may not
 	 * search) is left behind as surely as one we cannot unlink: say so.
 	 */
-	err = hdp_path_own_remove(c->path, &c->own);
+	err = hdp_path_own_remove(c->dir, c->name, &c->own);
 	if (err && err != -ESTALE)
-		hdp_log(HDP_LOG_WARN, "control socket %s left behind: %s (with --user, put it "
-			"in a directory that user may write, or in the service's "
-			"RuntimeDirectory)", c->path, strerror(-err));
+		hdp_log(HDP_LOG_WARN, "control socket %s left behind: %s (with --user, only the "
+			"service's RuntimeDirectory, which hdp-fwd hands to that user, lets it "
+			"remove the socket; the next start replaces it)", c->path,
+			strerror(-err));
+	close(c->node);
+	close(c->dir);
 	free(c);
 }

@@ -532,7 +532,7 @@ static int start(struct dpdk_fwd *d, unsigned *started)
 	src = hdp_fwd_dpdk_ctl_source(d);
 	if (d->cfg->ctl_path[0] && !(d->ctl = hdp_ctl_open_source(d->cfg->ctl_path, &src)))
 		return 1;
-	if (d->ctl && hdp_fwd_ctl_hand_over(d->cfg, d->cfg->ctl_path))
+	if (d->ctl && hdp_fwd_ctl_hand_over(d->cfg, d->ctl))
 		return 1;
 	/* Set-up is over; the ports run without any privilege from here. */
 	if (d->hooks->drop_privileges && hdp_fwd_drop_privileges(d->cfg))

@@ -48,7 +48,7 @@ static const char *runner(const struct hdp_fwd_cfg *cfg, char *buf, size_t len)
 
 static int check_ctl(const struct hdp_fwd_cfg *cfg, bool keep_caps)
 {
-	char why[160], dir[sizeof(cfg->ctl_path)], who[128];
+	char why[384], dir[sizeof(cfg->ctl_path)], who[128];
 	int ret;
 
 	if (!cfg->ctl_path[0])

@@ -310,7 +310,7 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 static bool ctl_path_error(int err)
 {
 	return err == EADDRINUSE || err == EEXIST || err == ENOENT || err == ENOTDIR ||
-	       err == ENAMETOOLONG || err == EROFS;
+	       err == ENAMETOOLONG || err == EROFS || err == EPERM || err == ELOOP;
 }
 
 static double now_s(void)
@@ -575,7 +575,7 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	/* The user hdp-fwd becomes keeps the use of its control socket. */
-	if (ctl && hdp_fwd_ctl_hand_over(&cfg, cfg.ctl_path)) {
+	if (ctl && hdp_fwd_ctl_hand_over(&cfg, ctl)) {
 		hdp_ctl_close(ctl);
 		hdp_fwd_destroy(f);
 		return 1;

@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dir_walk.h"
 #include "path_own.h"
 #include "prom_text.h"
 
@@ -62,7 +64,9 @@ struct write_failure {
 
 struct hdp_metrics_file {
 	struct hdp_ctl_source src;
+	int dir;			/* the path's directory (dir_walk.h) */
 	char path[HDP_FWD_METRICS_PATH_MAX];
+	const char *base;		/* its last component, in path */
 	unsigned mode;
 	unsigned interval;		/* seconds between writes */
 	double next;			/* CLOCK_MONOTONIC seconds of the next write */
@@ -86,13 +90,13 @@ static unsigned interval_of(const struct hdp_fwd_cfg *cfg)
 }
 
 /*
- * Is @path, whose lstat is @st, hdp-fwd's own metrics as @owner writes
- * them? If not, what it is goes into @what. Nothing here can block: only
- * a regular file is opened, with O_NONBLOCK in case a FIFO took its place
- * since the lstat (then the fstat tells).
+ * Is @name in @dir, whose fstatat is @st, hdp-fwd's own metrics as @owner
+ * writes them? If not, what it is goes into @what. Nothing here can
+ * block: only a regular file is opened, with O_NONBLOCK in case a FIFO
+ * took its place since the fstatat (then the fstat tells).
  */
-static bool is_own_metrics(const char *path, const struct stat *st, uid_t owner, char *what,
-			   size_t len)
+static bool is_own_metrics(int dir, const char *name, const struct stat *st, uid_t owner,
+			   char *what, size_t len)
 {
 	static const char marker[] = HDP_METRICS_MARKER;
 	char head[sizeof(marker)];
@@ -115,7 +119,7 @@ static bool is_own_metrics(const char *path, const struct stat *st, uid_t owner,
 	}
 	if (st->st_size == 0)
 		return true;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(what, len, "a file hdp-fwd cannot read (%s)", strerror(errno));
 		return false;
@@ -135,28 +139,57 @@ static bool is_own_metrics(const char *path, const struct stat *st, uid_t owner,
 	return true;
 }
 
+/*
+ * The directory of @path, reached without following a link that anyone
+ * but root or hdp-fwd's user could have put on the way (dir_walk.h): the
+ * directory itself may be others' (a textfile collector's), but nobody
+ * else chooses which directory it is. A descriptor, or a negative errno
+ * with why in @w.
+ */
+static int open_dir(const char *path, struct hdp_walk *w)
+{
+	int fd = hdp_dir_walk_parent(path, HDP_WALK_OWN_LINKS, w);
+
+	if (fd == -EPERM)
+		snprintf(w->why + strlen(w->why), sizeof(w->why) - strlen(w->why), ": hdp-fwd "
+			 "follows no link another user may change on the way to its metrics file");
+	return fd;
+}
+
 int hdp_metrics_path_check(const struct hdp_fwd_cfg *cfg)
 {
 	uid_t owner = cfg->user[0] ? (uid_t)cfg->uid : geteuid();
+	const char *path = cfg->metrics_path;
+	struct hdp_walk w;
 	char what[160];
 	struct stat st;
+	int dir, err;
 
-	if (!cfg->metrics_path[0])
+	if (!path[0])
 		return 0;
-	if (lstat(cfg->metrics_path, &st)) {
-		int err = errno;
-
-		/* Nothing there; or a check run unprivileged cannot look: start-up (root) will. */
-		if (err == ENOENT || (err == EACCES && geteuid() != 0))
-			return 0;
-		hdp_log(HDP_LOG_ERR, "metrics file %s: %s", cfg->metrics_path, strerror(err));
+	dir = open_dir(path, &w);
+	/* No such directory is said where the directory is judged (preflight). */
+	if (dir == -ENOENT || dir == -ENOTDIR || (dir == -EACCES && geteuid() != 0))
+		return 0;
+	if (dir < 0) {
+		hdp_log(HDP_LOG_ERR, "metrics file %s: %s", path, w.why);
+		return dir;
+	}
+	err = fstatat(dir, hdp_path_base(path), &st, AT_SYMLINK_NOFOLLOW) ? errno : 0;
+	/* Nothing there; or a check run unprivileged cannot look: start-up (root) will. */
+	if (err == ENOENT || (err == EACCES && geteuid() != 0) ||
+	    (!err && is_own_metrics(dir, hdp_path_base(path), &st, owner, what, sizeof(what)))) {
+		close(dir);
+		return 0;
+	}
+	close(dir);
+	if (err) {
+		hdp_log(HDP_LOG_ERR, "metrics file %s: %s", path, strerror(err));
 		return -err;
 	}
-	if (is_own_metrics(cfg->metrics_path, &st, owner, what, sizeof(what)))
-		return 0;
 	hdp_log(HDP_LOG_ERR, "metrics file %s: %s is there; refusing to replace it: hdp-fwd "
 		"replaces only metrics it wrote (give another metrics_file, or remove it)",
-		cfg->metrics_path, what);
+		path, what);
 	return -EEXIST;
 }
 
@@ -168,29 +201,31 @@ int hdp_metrics_path_check(const struct hdp_fwd_cfg *cfg)
  */
 static void sweep_beside(const struct hdp_metrics_file *m)
 {
-	char dir[HDP_FWD_METRICS_PATH_MAX], full[HDP_FWD_METRICS_PATH_MAX + 256], what[160];
-	const char *base = strrchr(m->path, '/') + 1;	/* metrics_file is absolute */
+	char full[HDP_FWD_METRICS_PATH_MAX + 256], what[160];
+	const char *base = m->base;
 	size_t blen = strlen(base);
 	unsigned strangers = 0;
 	struct dirent *e;
 	struct stat st;
-	DIR *d;
+	int fd = openat(m->dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 
-	snprintf(dir, sizeof(dir), "%.*s", (int)(base - m->path - 1), m->path);
-	d = opendir(dir[0] ? dir : "/");
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return;		/* the first write says why */
+	}
 	while ((e = readdir(d))) {
 		const char *rest = e->d_name + blen;
 
 		if (strncmp(e->d_name, base, blen) || strncmp(rest, ".tmp", 4) ||
 		    (rest[4] && rest[4] != '.'))
 			continue;
-		snprintf(full, sizeof(full), "%s/%s", dir, e->d_name);
-		if (lstat(full, &st))
+		snprintf(full, sizeof(full), "%.*s%s", (int)(base - m->path), m->path, e->d_name);
+		if (fstatat(m->dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
-		if (is_own_metrics(full, &st, geteuid(), what, sizeof(what))) {
-			if (unlink(full) == 0)
+		if (is_own_metrics(m->dir, e->d_name, &st, geteuid(), what, sizeof(what))) {
+			if (unlinkat(m->dir, e->d_name, 0) == 0)
 				hdp_log(HDP_LOG_INFO, "metrics file %s: removed %s, left by an "
 					"earlier hdp-fwd", m->path, full);
 		} else if (strangers++ < STRANGERS_SAID_MAX) {
@@ -209,6 +244,8 @@ struct hdp_metrics_file *hdp_metrics_file_open(const struct hdp_fwd_cfg *cfg,
 					       const struct hdp_ctl_source *src)
 {
 	struct hdp_metrics_file *m;
+	struct hdp_walk w;
+	int err;
 
 	if (cfg->metrics_path[0] != '/') {
 		errno = EINVAL;
@@ -219,6 +256,15 @@ struct hdp_metrics_file *hdp_metrics_file_open(const struct hdp_fwd_cfg *cfg,
 		return NULL;
 	m->src = *src;
 	snprintf(m->path, sizeof(m->path), "%s", cfg->metrics_path);
+	m->base = hdp_path_base(m->path);
+	m->dir = open_dir(m->path, &w);
+	if (m->dir < 0) {
+		err = -m->dir;
+		hdp_log(HDP_LOG_ERR, "metrics file %s: %s", m->path, w.why);
+		free(m);
+		errno = err;
+		return NULL;
+	}
 	m->mode = cfg->metrics_mode;
 	m->interval = interval_of(cfg);
 	sweep_beside(m);
@@ -262,12 +308,13 @@ static int render(struct hdp_metrics_file *m, size_t *len, char *why)
 }
 
 /*
- * A file nobody else has seen: a random name beside the path, created by
- * this call (O_EXCL; O_NOFOLLOW and O_NONBLOCK so that nothing found there
- * is ever followed or waited on), then checked to be what was asked for.
+ * A file nobody else has seen: a random name beside the path, in its
+ * directory's descriptor, created by this call (O_EXCL; O_NOFOLLOW and
+ * O_NONBLOCK so that nothing found there is ever followed or waited on),
+ * then checked to be what was asked for. Its name goes into @tmp.
  */
-static int create_fresh(const char *path, char *tmp, size_t tmp_len, struct stat *st,
-			char *why)
+static int create_fresh(const struct hdp_metrics_file *m, char *tmp, size_t tmp_len,
+			struct stat *st, char *why)
 {
 	int fd = -1;
 
@@ -278,16 +325,18 @@ static int create_fresh(const char *path, char *tmp, size_t tmp_len, struct stat
 		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
 			r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)(uint64_t)(now_s() * 1e9) ^
 			    (uint32_t)i;
-		if ((size_t)snprintf(tmp, tmp_len, "%s.tmp.%08x", path, r) >= tmp_len) {
-			snprintf(why, WHY_MAX, "path too long for a temporary name beside it");
+		if ((size_t)snprintf(tmp, tmp_len, "%s.tmp.%08x", m->base, r) >= tmp_len ||
+		    strlen(tmp) > NAME_MAX) {
+			snprintf(why, WHY_MAX, "name too long for a temporary name beside it");
 			return -ENAMETOOLONG;
 		}
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-			  0600);
+		fd = openat(m->dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK |
+			    O_CLOEXEC, 0600);
 		if (fd < 0 && errno != EEXIST) {
 			int err = errno;
 
-			snprintf(why, WHY_MAX, "cannot create %s: %s", tmp, strerror(err));
+			snprintf(why, WHY_MAX, "cannot create %.*s%s: %s", (int)(m->base - m->path),
+				 m->path, tmp, strerror(err));
 			return -err;
 		}
 	}
@@ -297,8 +346,8 @@ static int create_fresh(const char *path, char *tmp, size_t tmp_len, struct stat
 	}
 	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
 	    st->st_nlink != 1) {
-		snprintf(why, WHY_MAX, "%s, just created, is not a plain file of hdp-fwd's own: "
-			 "left as it is", tmp);
+		snprintf(why, WHY_MAX, "%.*s%s, just created, is not a plain file of hdp-fwd's "
+			 "own: left as it is", (int)(m->base - m->path), m->path, tmp);
 		close(fd);
 		return -EPERM;
 	}
@@ -328,7 +377,7 @@ static int check_target(const struct hdp_metrics_file *m, char *why)
 	char what[160];
 	struct stat st;
 
-	if (lstat(m->path, &st)) {
+	if (fstatat(m->dir, m->base, &st, AT_SYMLINK_NOFOLLOW)) {
 		int err = errno;
 
 		if (err == ENOENT)
@@ -337,7 +386,7 @@ static int check_target(const struct hdp_metrics_file *m, char *why)
 		return -err;
 	}
 	if (hdp_path_own_is(&m->own, &st) ||
-	    is_own_metrics(m->path, &st, geteuid(), what, sizeof(what)))
+	    is_own_metrics(m->dir, m->base, &st, geteuid(), what, sizeof(what)))
 		return 0;
 	snprintf(why, WHY_MAX, "%s is there now: not replaced", what);
 	return -EEXIST;
@@ -379,16 +428,16 @@ static int fill_fresh(const struct hdp_metrics_file *m, int fd, const char *tmp,
 }
 
 /*
- * Render, write a fresh file, give it its mode, rename it over the path.
- * Whatever fails, only the fresh file goes: the copy at the path stays
- * until a complete one replaces it, so that a file system with room for
- * one copy but not two keeps one. No fsync: a collector reads through
- * the page cache, and after a crash an empty or old file is replaced by
- * the next write.
+ * Render, write a fresh file, give it its mode, rename it over the path,
+ * all in the directory's descriptor. Whatever fails, only the fresh file
+ * goes: the copy at the path stays until a complete one replaces it, so
+ * that a file system with room for one copy but not two keeps one. No
+ * fsync: a collector reads through the page cache, and after a crash an
+ * empty or old file is replaced by the next write.
  */
 static int publish(struct hdp_metrics_file *m, struct write_failure *f)
 {
-	char tmp[HDP_FWD_METRICS_PATH_MAX + 16];
+	char tmp[NAME_MAX + 16];
 	struct hdp_path_own made;
 	struct stat st;
 	size_t len;
@@ -397,20 +446,20 @@ static int publish(struct hdp_metrics_file *m, struct write_failure *f)
 	ret = render(m, &len, f->why);
 	if (ret)
 		return failed_at(f, STEP_RENDER, ret);
-	fd = create_fresh(m->path, tmp, sizeof(tmp), &st, f->why);
+	fd = create_fresh(m, tmp, sizeof(tmp), &st, f->why);
 	if (fd < 0)
 		return failed_at(f, STEP_CREATE, fd);
 	hdp_path_own_set(&made, &st);
 	ret = fill_fresh(m, fd, tmp, len, f);
 	if (!ret && (ret = check_target(m, f->why)))
 		failed_at(f, STEP_TARGET, ret);
-	if (!ret && rename(tmp, m->path)) {
+	if (!ret && renameat(m->dir, tmp, m->dir, m->base)) {
 		ret = -errno;
 		snprintf(f->why, WHY_MAX, "cannot rename %s over it: %s", tmp, strerror(-ret));
 		failed_at(f, STEP_RENAME, ret);
 	}
 	if (ret) {
-		hdp_path_own_remove(tmp, &made);
+		hdp_path_own_remove(m->dir, tmp, &made);
 		return ret;
 	}
 	m->own = made;
@@ -422,7 +471,7 @@ static const char *what_stays(const struct hdp_metrics_file *m)
 {
 	struct stat st;
 
-	if (lstat(m->path, &st))
+	if (fstatat(m->dir, m->base, &st, AT_SYMLINK_NOFOLLOW))
 		return "nothing is there until a write works";
 	if (hdp_path_own_is(&m->own, &st))
 		return "the last complete copy stays, its hdp_metrics_file_timestamp_seconds "
@@ -483,11 +532,12 @@ void hdp_metrics_file_close(struct hdp_metrics_file *m)
 	if (!m)
 		return;
 	/* Stopped: its figures go with it, rather than stay as if current. */
-	err = m->own.made ? hdp_path_own_remove(m->path, &m->own) : 0;
+	err = m->own.made ? hdp_path_own_remove(m->dir, m->base, &m->own) : 0;
 	if (err == -ESTALE)
 		hdp_log(HDP_LOG_INFO, "metrics file %s: left alone: it is no longer the file "
 			"hdp-fwd wrote", m->path);
 	else if (err)
 		hdp_log(HDP_LOG_WARN, "metrics file %s: left behind: %s", m->path, strerror(-err));
+	close(m->dir);
 	free(m);
 }

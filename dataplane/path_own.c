@@ -3,6 +3,7 @@
 #include "path_own.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 const char *hdp_path_kind(const struct stat *st)
@@ -29,15 +30,15 @@ bool hdp_path_own_is(const struct hdp_path_own *own, const struct stat *st)
 	return own->made && st->st_dev == own->dev && st->st_ino == own->ino;
 }
 
-int hdp_path_own_remove(const char *path, const struct hdp_path_own *own)
+int hdp_path_own_remove(int dir, const char *name, const struct hdp_path_own *own)
 {
 	struct stat st;
 
-	if (lstat(path, &st))
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? 0 : -errno;
 	if (!hdp_path_own_is(own, &st))
 		return -ESTALE;
-	if (unlink(path) && errno != ENOENT)
+	if (unlinkat(dir, name, 0) && errno != ENOENT)
 		return -errno;
 	return 0;
 }

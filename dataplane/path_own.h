@@ -25,14 +25,16 @@ struct hdp_path_own {
 /* Remember @st (an fstat of what was made) as ours. */
 void hdp_path_own_set(struct hdp_path_own *own, const struct stat *st);
 
-/* Is @st (an lstat of the path) the file @own remembers? */
+/* Is @st (an lstat or fstatat of the path) the file @own remembers? */
 bool hdp_path_own_is(const struct hdp_path_own *own, const struct stat *st);
 
 /*
- * Remove @path if it is still the file @own remembers; a symbolic link or
- * any other file put there since is left alone. 0 (removed, or nothing
- * there), -ESTALE (something else is there) or a negative errno.
+ * Remove @name in directory @dir (a descriptor: the name is not looked up
+ * through any other directory) if it is still the file @own remembers; a
+ * symbolic link or any other file put there since is left alone. 0
+ * (removed, or nothing there), -ESTALE (something else is there) or a
+ * negative errno.
  */
-int hdp_path_own_remove(const char *path, const struct hdp_path_own *own);
+int hdp_path_own_remove(int dir, const char *name, const struct hdp_path_own *own);
 
 #endif /* HDP_PATH_OWN_H */

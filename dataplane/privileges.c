@@ -10,6 +10,7 @@
  */
 #include "privileges_internal.h"
 
+#include <hdp/ctl.h>
 #include <hdp/fwd.h>
 #include <hdp/log.h>
 
@@ -104,29 +105,33 @@ bool hdp_fwd_is_runtime_dir(const char *dir)
  * the socket, and could not remove it at exit. That directory is the
  * service's alone, and systemd removes it at stop, so it goes to the user
  * too. Any other directory stays as it is: chowning a directory the
- * service does not own would give the user more than its socket.
+ * service does not own would give the user more than its socket. Both
+ * through the descriptors hdp_ctl_open() kept: no name is looked up again.
  */
-int hdp_fwd_ctl_hand_over(const struct hdp_fwd_cfg *cfg, const char *path)
+int hdp_fwd_ctl_hand_over(const struct hdp_fwd_cfg *cfg, struct hdp_ctl *ctl)
 {
 	char dir[sizeof(cfg->ctl_path)];
-	const char *slash = strrchr(path, '/');
+	const char *slash = strrchr(cfg->ctl_path, '/');
+	int ret;
 
 	if (!cfg->user[0])
 		return 0;
-	if (chown(path, (uid_t)cfg->uid, (gid_t)cfg->gid)) {
-		hdp_log(HDP_LOG_ERR, "control socket %s: cannot hand it to user %s: %s", path,
-			cfg->user, strerror(errno));
-		return -errno;
+	ret = hdp_ctl_give_socket(ctl, (uid_t)cfg->uid, (gid_t)cfg->gid);
+	if (ret) {
+		hdp_log(HDP_LOG_ERR, "control socket %s: cannot hand it to user %s: %s",
+			cfg->ctl_path, cfg->user, strerror(-ret));
+		return ret;
 	}
-	if (!slash || slash == path)
+	if (!slash || slash == cfg->ctl_path)
 		return 0;
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (hdp_fwd_is_runtime_dir(dir) && chown(dir, (uid_t)cfg->uid, (gid_t)cfg->gid)) {
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - cfg->ctl_path), cfg->ctl_path);
+	if (!hdp_fwd_is_runtime_dir(dir))
+		return 0;
+	ret = hdp_ctl_give_dir(ctl, (uid_t)cfg->uid, (gid_t)cfg->gid);
+	if (ret)
 		hdp_log(HDP_LOG_ERR, "runtime directory %s: cannot hand it to user %s: %s", dir,
-			cfg->user, strerror(errno));
-		return -errno;
-	}
-	return 0;
+			cfg->user, strerror(-ret));
+	return ret;
 }
 
 /*

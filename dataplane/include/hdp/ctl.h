@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct hdp_fwd;
 struct hdp_ctl;
@@ -58,10 +59,14 @@ struct hdp_ctl_source {
 #define HDP_CTL_CLIENTS_MAX 8
 
 /*
- * Listen at @path. A socket nobody listens on (left by a killed
- * forwarder) is replaced; anything else is refused: errno EADDRINUSE
- * (another process listens there), EEXIST (not a socket), ENOENT (no
- * such directory). NULL + errno, logged.
+ * Listen at @path. Its directory, and every one above it, must be one
+ * only root (or this process's user) may write, or errno EPERM: it is
+ * reached from "/" without following anything another user may change,
+ * and kept open, so the socket is bound, judged and handed over through
+ * descriptors, never by looking its name up again. A socket nobody
+ * listens on (left by a killed forwarder) is replaced; anything else is
+ * refused: errno EADDRINUSE (another process listens there), EEXIST (not
+ * a socket), ENOENT (no such directory). NULL + errno, logged.
  */
 struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f);
 
@@ -69,12 +74,23 @@ struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f);
 struct hdp_ctl *hdp_ctl_open_source(const char *path, const struct hdp_ctl_source *src);
 
 /*
+ * Give the socket file, or its directory, to @uid and @gid (fchownat on
+ * the descriptors hdp_ctl_open kept: no name is followed). 0 or a
+ * negative errno.
+ */
+int hdp_ctl_give_socket(struct hdp_ctl *c, uid_t uid, gid_t gid);
+int hdp_ctl_give_dir(struct hdp_ctl *c, uid_t uid, gid_t gid);
+
+/*
  * The same refusals, without binding: for a check before anything is set
  * up, while the socket itself appears only once the forwarder is ready
  * (its existence is what waiting clients look for). 0, or -EADDRINUSE,
  * -EEXIST, -ENAMETOOLONG, -ENOENT or -ENOTDIR (no such directory),
- * -EROFS (a read-only one) or another negative errno, with the reason in
- * @why (not logged: the caller knows where the path came from).
+ * -EROFS (a read-only one), -EPERM (a directory on the way that another
+ * user may write, named with who), -ELOOP or another negative errno,
+ * with the reason in @why (not logged: the caller knows where the path
+ * came from). A directory this process may not search (a check run
+ * unprivileged) passes: root judges it at start-up.
  */
 int hdp_ctl_path_check(const char *path, char *why, size_t len);
 

@@ -411,6 +411,7 @@ struct hdp_xsk_kstats {
 };
 
 struct hdp_fwd;
+struct hdp_ctl;
 
 /*
  * Build the forwarder: UMEM pool, programs, sockets. NULL + errno (logged):
@@ -428,13 +429,13 @@ struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg);
 int hdp_fwd_drop_privileges(const struct hdp_fwd_cfg *cfg);
 
 /*
- * Hand the control socket at @path to cfg->user before privileges go, so
- * that user may use it, and its directory too when that is the service's
- * own runtime directory ($RUNTIME_DIRECTORY, which systemd makes root's,
- * 0700, and removes at stop), so the user can reach the socket and
- * remove it at exit. 0 or a negative errno (logged).
+ * Hand the control socket @ctl (at cfg->ctl_path) to cfg->user before
+ * privileges go, so that user may use it, and its directory too when that
+ * is the service's own runtime directory ($RUNTIME_DIRECTORY, which
+ * systemd makes root's, 0700, and removes at stop), so the user can reach
+ * the socket and remove it at exit. 0 or a negative errno (logged).
  */
-int hdp_fwd_ctl_hand_over(const struct hdp_fwd_cfg *cfg, const char *path);
+int hdp_fwd_ctl_hand_over(const struct hdp_fwd_cfg *cfg, struct hdp_ctl *ctl);
 
 /* Is @dir the service's runtime directory, one of $RUNTIME_DIRECTORY's? */
 bool hdp_fwd_is_runtime_dir(const char *dir);
