@@ -9,6 +9,8 @@
 
 #include <hdp/compiler.h>
 
+#include "bench_out.h"
+
 #define BENCH_TRIALS_MAX 31
 #define BENCH_PATH_MAX 4096
 
@@ -41,6 +43,7 @@ struct bench_opts {
 	unsigned trials;
 	bool trials_given;
 	const char *out_dir;	/* NULL: stdout only */
+	int out_fd;		/* out_dir, walked to (bench_out.h); -1 without */
 	int cpu;		/* pin the measuring thread; -1: leave it */
 	const char *only;	/* micro: these profiles (and off), comma separated */
 	const char *threads;	/* micro: "1,2": workers sharing one pool */
@@ -78,17 +81,27 @@ void bench_stat_of(double *samples, unsigned n, struct bench_stat *out);
 double bench_memset_gbps(size_t size, size_t stride, size_t count, unsigned trials);
 void bench_progress(const char *fmt, ...) HDP_PRINTF(1, 2);
 
+#define BENCH_PLOT_POINTS_MAX 64
+
 /*
  * Results: results.json (mode, machine, kernel, runs), results.md (the
- * tables, also printed) and PNG plots through gnuplot, in out_dir.
+ * tables, also printed) and PNG plots through gnuplot, in out_dir, each
+ * a new file renamed into place when it is complete (bench_out.h).
  */
 struct bench_report {
 	const struct bench_opts *o;
-	FILE *json, *md, *plot;
+	struct bench_out_file json, md, plot;
 	unsigned nruns;
 	char plot_name[32], plot_x[64], plot_y[64];
+	double plot_pts[BENCH_PLOT_POINTS_MAX][2];	/* also drawn, inline */
+	unsigned plot_n;
 	char top[2048];		/* more top-level JSON fields, written at close */
 };
+
+/* What each mode of hdp-bench writes into out_dir (NULL-ended). */
+extern const char *const bench_outputs_report[];	/* micro, micro --threads */
+extern const char *const bench_outputs_sample[];
+extern const char *const bench_outputs_regions[];
 
 int bench_report_open(struct bench_report *r, const struct bench_opts *o,
 		      const char *mode);

@@ -49,18 +49,19 @@ void bench_progress(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static FILE *open_out(const struct bench_opts *o, const char *name)
-{
-	char path[4096];
-	FILE *f;
+const char *const bench_outputs_report[] = { "results.json", "results.md", NULL };
+const char *const bench_outputs_sample[] = {
+	"results.json", "results.md", "sample.dat", "sample.png", NULL
+};
+const char *const bench_outputs_regions[] = {
+	"results.json", "results.md", "regions.dat", "regions.png", NULL
+};
 
-	if (!o->out_dir)
-		return NULL;
-	snprintf(path, sizeof(path), "%s/%s", o->out_dir, name);
-	f = fopen(path, "we");
-	if (!f)
-		fprintf(stderr, "hdp-bench: %s: %s\n", path, strerror(errno));
-	return f;
+/* A new file in out_dir that becomes @name when committed; NULL without one. */
+static FILE *open_out(const struct bench_opts *o, const char *name, struct bench_out_file *of)
+{
+	of->f = NULL;
+	return o->out_dir ? bench_out_create(o->out_fd, name, of) : NULL;
 }
 
 /* "y", "n" or "unknown" for a kernel config option. */
@@ -111,10 +112,11 @@ int bench_report_open(struct bench_report *r, const struct bench_opts *o,
 
 	memset(r, 0, sizeof(*r));
 	r->o = o;
-	r->json = open_out(o, "results.json");
-	r->md = open_out(o, "results.md");
-	if (o->out_dir && (!r->json || !r->md))
+	if (o->out_dir && (!open_out(o, "results.json", &r->json) ||
+			   !open_out(o, "results.md", &r->md))) {
+		bench_out_discard(o->out_fd, &r->json);
 		return -1;
+	}
 	uname(&u);
 	f = fopen("/proc/cmdline", "re");
 	if (f) {
@@ -123,17 +125,17 @@ int bench_report_open(struct bench_report *r, const struct bench_opts *o,
 		cmdline[strcspn(cmdline, "\n")] = '\0';
 		fclose(f);
 	}
-	if (r->json) {
-		fprintf(r->json, "{\"mode\":\"%s\",\"version\":\"%s\",\"trials\":%u,"
+	if (r->json.f) {
+		fprintf(r->json.f, "{\"mode\":\"%s\",\"version\":\"%s\",\"trials\":%u,"
 			"\"quick\":%s,\"machine\":{\"arch\":\"%s\",\"cpus\":%ld,"
 			"\"pinned_cpu\":%d,\"date\":%lld},\"kernel\":{\"release\":",
 			mode, HDP_VERSION, o->trials, o->quick ? "true" : "false",
 			u.machine, sysconf(_SC_NPROCESSORS_ONLN), o->cpu,
 			(long long)time(NULL));
-		json_string(r->json, u.release);
-		fprintf(r->json, ",\"cmdline\":");
-		json_string(r->json, cmdline);
-		fprintf(r->json, ",\"hardened_usercopy\":\"%s\",\"init_on_alloc_default\":\"%s\","
+		json_string(r->json.f, u.release);
+		fprintf(r->json.f, ",\"cmdline\":");
+		json_string(r->json.f, cmdline);
+		fprintf(r->json.f, ",\"hardened_usercopy\":\"%s\",\"init_on_alloc_default\":\"%s\","
 			"\"init_on_free_default\":\"%s\",\"kasan\":\"%s\"},\"runs\":[",
 			kconfig("CONFIG_HARDENED_USERCOPY"),
 			kconfig("CONFIG_INIT_ON_ALLOC_DEFAULT_ON"),
@@ -151,9 +153,9 @@ void bench_report_md(struct bench_report *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
-	if (r->md) {
+	if (r->md.f) {
 		va_start(ap, fmt);
-		vfprintf(r->md, fmt, ap);
+		vfprintf(r->md.f, fmt, ap);
 		va_end(ap);
 	}
 	fflush(stdout);
@@ -171,18 +173,18 @@ void bench_report_run(struct bench_report *r, const char *contender,
 		      const struct bench_stat *ns, const struct bench_stat *cycles,
 		      double ratio_to_off, const char *extra)
 {
-	if (!r->json)
+	if (!r->json.f)
 		return;
-	fprintf(r->json, "%s{\"contender\":\"%s\",\"profile\":", r->nruns++ ? "," : "",
+	fprintf(r->json.f, "%s{\"contender\":\"%s\",\"profile\":", r->nruns++ ? "," : "",
 		contender);
 	if (profile)
-		fprintf(r->json, "\"%s\"", profile);
+		fprintf(r->json.f, "\"%s\"", profile);
 	else
-		fprintf(r->json, "null");
-	json_stat(r->json, "pps", pps);
-	json_stat(r->json, "ns_per_pkt", ns);
-	json_stat(r->json, "cycles_per_pkt", cycles);
-	fprintf(r->json, ",\"ratio_to_off\":%.4f%s%s}", ratio_to_off, extra ? "," : "",
+		fprintf(r->json.f, "null");
+	json_stat(r->json.f, "pps", pps);
+	json_stat(r->json.f, "ns_per_pkt", ns);
+	json_stat(r->json.f, "cycles_per_pkt", cycles);
+	fprintf(r->json.f, ",\"ratio_to_off\":%.4f%s%s}", ratio_to_off, extra ? "," : "",
 		extra ? extra : "");
 }
 
@@ -206,33 +208,43 @@ void bench_plot_begin(struct bench_report *r, const char *name, const char *xlab
 	snprintf(r->plot_x, sizeof(r->plot_x), "%s", xlabel);
 	snprintf(r->plot_y, sizeof(r->plot_y), "%s", ylabel);
 	snprintf(file, sizeof(file), "%s.dat", name);
-	r->plot = open_out(r->o, file);
+	r->plot_n = 0;
+	open_out(r->o, file, &r->plot);
 }
 
 void bench_plot_point(struct bench_report *r, double x, double y)
 {
-	if (r->plot)
-		fprintf(r->plot, "%g %g\n", x, y);
+	if (!r->plot.f)
+		return;
+	fprintf(r->plot.f, "%g %g\n", x, y);
+	if (r->plot_n < BENCH_PLOT_POINTS_MAX) {
+		r->plot_pts[r->plot_n][0] = x;
+		r->plot_pts[r->plot_n][1] = y;
+		r->plot_n++;
+	}
 }
 
-/* gnuplot, if it is there: a PNG next to the data. */
+/* gnuplot, if it is there: a PNG next to the data, the data inline in its script. */
 void bench_plot_end(struct bench_report *r)
 {
-	char cmd[8192];
-	int ret;
+	char script[8192], png[64];
+	size_t used;
 
-	if (!r->plot)
+	if (!r->plot.f)
 		return;
-	fclose(r->plot);
-	r->plot = NULL;
-	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && gnuplot -e \"set terminal pngcairo size 800,500 noenhanced; "
-		 "set output '%s.png'; set grid; set xlabel '%s'; set ylabel '%s'; "
-		 "plot '%s.dat' using 1:2 with linespoints lw 2 title '%s'\" 2>/dev/null",
-		 r->o->out_dir, r->plot_name, r->plot_x, r->plot_y, r->plot_name,
-		 r->plot_name);
-	ret = system(cmd);
-	if (ret)
+	if (bench_out_commit(r->o->out_fd, &r->plot))
+		return;
+	used = (size_t)snprintf(script, sizeof(script),
+		"set terminal pngcairo size 800,500 noenhanced\nset grid\nset xlabel '%s'\n"
+		"set ylabel '%s'\nplot '-' using 1:2 with linespoints lw 2 title '%s'\n",
+		r->plot_x, r->plot_y, r->plot_name);
+	for (unsigned i = 0; i < r->plot_n && used < sizeof(script); i++)
+		used += (size_t)snprintf(script + used, sizeof(script) - used, "%g %g\n",
+					 r->plot_pts[i][0], r->plot_pts[i][1]);
+	if (used < sizeof(script))
+		snprintf(script + used, sizeof(script) - used, "e\n");
+	snprintf(png, sizeof(png), "%s.png", r->plot_name);
+	if (used >= sizeof(script) || bench_out_gnuplot(r->o->out_fd, png, script))
 		bench_progress("no plot for %s (is gnuplot installed?)", r->plot_name);
 	else
 		bench_report_md(r, "\n![%s](%s.png)\n", r->plot_name, r->plot_name);
@@ -240,13 +252,15 @@ void bench_plot_end(struct bench_report *r)
 
 int bench_report_close(struct bench_report *r)
 {
-	if (r->json) {
-		fprintf(r->json, "]%s}\n", r->top);
-		fclose(r->json);
+	int ret = 0;
+
+	if (r->json.f) {
+		fprintf(r->json.f, "]%s}\n", r->top);
+		ret |= bench_out_commit(r->o->out_fd, &r->json);
 	}
-	if (r->md)
-		fclose(r->md);
-	if (r->o->out_dir)
+	if (r->md.f)
+		ret |= bench_out_commit(r->o->out_fd, &r->md);
+	if (r->o->out_dir && !ret)
 		printf("\nresults in %s: results.json, results.md\n", r->o->out_dir);
-	return 0;
+	return ret ? 1 : 0;
 }

@@ -22,18 +22,13 @@ else
 	prog() { case $1 in hdp-fwd) echo "$build/dataplane/$1" ;; *) echo "$build/tools/$1/$1" ;; esac; }
 fi
 
-# --out DIR: made, and written to once, before a run of many minutes rather
-# than after it (a file or a read-only place in its way lost the run).
-out_dir_ready() {
-	local probe
-	if mkdir -p -- "$1" 2>/dev/null && [ -d "$1" ] &&
-		probe=$(mktemp -p "$1" .hdp-bench-XXXXXX 2>/dev/null); then
-		rm -f -- "$probe"
-		return 0
-	fi
-	echo "$me: --out '$1': cannot write results there ($( [ -e "$1" ] && [ ! -d "$1" ] &&
-		echo "not a directory" || echo "cannot make it, or not writable"))" >&2
-	exit 2
+# --out DIR: made, written to once and every output name judged before a
+# run of many minutes rather than after it (a file or a read-only place in
+# its way lost the run; a link or a FIFO there must not take root's
+# results anywhere, or hang them): REPORT --prepare DIR [ARGS], REPORT
+# being the script that writes the results (bench_out.py says how).
+out_dir_ready() {	# report dir [args...]
+	python3 "$here/$1" --prepare "${@:2}" || exit 2
 }
 
 profile_spec() {

@@ -56,9 +56,10 @@ static int bench_compare(const struct bench_opts *o, const char *argv0)
 		struct bench_opts mo = *o;
 
 		snprintf(micro_dir, sizeof(micro_dir), "%s/micro", o->out_dir);
-		if (mkdir(micro_dir, 0755) && errno != EEXIST)
-			return 1;
 		mo.out_dir = micro_dir;
+		mo.out_fd = bench_out_subdir(o->out_fd, o->out_dir, "micro");
+		if (mo.out_fd < 0 || bench_out_check(mo.out_fd, micro_dir, bench_outputs_report))
+			return 2;
 		mo.sizes = o->sizes ? fixed_sizes(o->sizes, micro_sizes, sizeof(micro_sizes)) : NULL;
 		if (mo.sizes && !*mo.sizes)
 			bench_progress("micro: no fixed frame length in --size '%s': not run", o->sizes);
@@ -240,12 +241,56 @@ static int bench_latency(int argc, char **argv)
 	return 1;
 }
 
-static bool is_directory(const char *path)
+/* A script's own check of --out (bench/bench_out.py): 0 when it passes. */
+static int script_prepares(const struct bench_opts *o, const char *script, const char *dir)
 {
-	struct stat st;
+	char path[BENCH_PATH_MAX + 32];
+	int status;
+	pid_t pid;
 
-	errno = 0;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	snprintf(path, sizeof(path), "%s/%s", o->paths->scripts, script);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		execlp("python3", "python3", path, "--prepare", dir, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/*
+ * --out: made, walked to, written to once, and every name the mode will
+ * write judged, now rather than after the run: a file or a read-only
+ * place in its way lost a run, and a link or a FIFO another user put at a
+ * name must not take root's results anywhere, or hang them.
+ */
+static int out_ready(struct bench_opts *o, const char *mode)
+{
+	const char *const *names = strcmp(mode, "sample") == 0 ? bench_outputs_sample :
+				   strcmp(mode, "regions") == 0 ? bench_outputs_regions :
+				   bench_outputs_report;
+	struct bench_out_file probe;
+	char e2e[BENCH_PATH_MAX + 8];
+
+	o->out_fd = bench_out_open(o->out_dir);
+	if (o->out_fd < 0)
+		return -1;
+	if (!bench_out_create(o->out_fd, "probe", &probe))
+		return -1;
+	bench_out_discard(o->out_fd, &probe);
+	/* dpdk and latency: their scripts judge what they write, before they run. */
+	if (strcmp(mode, "dpdk") == 0)
+		return 0;
+	if (strcmp(mode, "compare") == 0)
+		return script_prepares(o, "compare-report", o->out_dir);
+	if (bench_out_check(o->out_fd, o->out_dir, names))
+		return -1;
+	snprintf(e2e, sizeof(e2e), "%s/e2e", o->out_dir);
+	if (strcmp(mode, "sample") == 0 && geteuid() == 0)
+		return script_prepares(o, "compare-report", e2e);
+	return 0;
 }
 
 /* A positive decimal, '.' allowed first; no sign, space, hex, inf or nan. */
@@ -279,7 +324,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	static struct bench_paths paths;
-	struct bench_opts o = { .trials = 0, .cpu = -1, .paths = &paths };
+	struct bench_opts o = { .trials = 0, .cpu = -1, .paths = &paths, .out_fd = -1 };
 	char *end;
 	int opt;
 
@@ -302,13 +347,6 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			o.out_dir = optarg;
-			/* A file in its place, or no right to write: said now, not after the run. */
-			if ((mkdir(optarg, 0755) && errno != EEXIST) || !is_directory(optarg) ||
-			    access(optarg, W_OK | X_OK)) {
-				fprintf(stderr, "hdp-bench: --out %s: %s\n", optarg,
-					errno ? strerror(errno) : "not a directory");
-				return 2;
-			}
 			break;
 		case 'c':
 			o.cpu = (int)strtol(optarg, &end, 10);
@@ -384,6 +422,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (bench_paths_find(&paths))
+		return 2;
+	if (o.out_dir && out_ready(&o, argv[optind]))
 		return 2;
 	if (strcmp(argv[optind], "regions") == 0)
 		return bench_regions(&o);
