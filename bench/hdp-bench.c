@@ -190,6 +190,9 @@ static void usage(FILE *f)
 		"            end to end through compare (root, with --out)\n"
 		"  compare   hdp-fwd profiles, kernel XDP redirect, dpdk-testpmd and the\n"
 		"            kernel socket path on the namespace topology (root)\n"
+		"  kernel    the seeds' kernels built from Debian's sources and booted under\n"
+		"            QEMU: each mechanism off, on and bypassed, hdp beside it in the\n"
+		"            same guest (root; its options: kernel --help)\n"
 		"  latency   what a packet waits in each contender (p50 ... p99.9, max) and\n"
 		"            the CPU it costs, at fixed loads and shares of saturation,\n"
 		"            against a direct veth path (root; its options: latency --help)\n"
@@ -239,6 +242,31 @@ static int bench_latency(int argc, char **argv)
 	execv(script, argv);
 	fprintf(stderr, "hdp-bench: %s: %s\n", script, strerror(errno));
 	return 1;
+}
+
+/*
+ * kernel is the lab in the Python package next to us (bench/hdpbench),
+ * with its own options: everything after the mode goes to it. -I: the
+ * caller's PYTHONPATH and user site stay out of a program that runs as root.
+ */
+static int bench_kernel(int argc, char **argv)
+{
+	static struct bench_paths paths;
+	char package[BENCH_PATH_MAX + 32];
+	char **args = calloc((size_t)argc + 4, sizeof(*args));
+
+	if (!args || bench_paths_find(&paths))
+		return 2;
+	snprintf(package, sizeof(package), "%s/hdpbench", paths.scripts);
+	args[0] = "python3";
+	args[1] = "-I";
+	args[2] = package;
+	for (int i = 0; i < argc; i++)
+		args[3 + i] = argv[i];
+	bench_paths_export(&paths);
+	execvp(args[0], args);
+	fprintf(stderr, "hdp-bench: python3: %s (Debian package python3)\n", strerror(errno));
+	return 2;
 }
 
 /* A script's own check of --out (bench/bench_out.py): 0 when it passes. */
@@ -330,6 +358,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && strcmp(argv[1], "latency") == 0)
 		return bench_latency(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "kernel") == 0)
+		return bench_kernel(argc - 1, argv + 1);
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
