@@ -96,7 +96,7 @@ static volatile uint8_t *send_one(struct hdp_fwd *f, uint64_t *addr)
  */
 static bool frames_not_held_are_refused(void)
 {
-	struct hdp_fwd *f = make();
+	struct hdp_fwd *f = make("mte");
 	struct hdp_port_stats a, b;
 	struct hdp_pool_stats st;
 	uint64_t given_back, on_tx;

@@ -95,30 +95,10 @@ static void random_value(const struct hdp_protection_key *k, uint64_t *seed, cha
 	}
 }
 
-/* Every key of every protection, on_violation aside (it stays abort). */
-static unsigned all_keys(const struct hdp_protection_key **keys, unsigned max)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < hdp_protection_core_count(); i++) {
-		const struct hdp_protection *p = hdp_protection_core_get(i);
-
-		for (unsigned k = 0; k < p->nkeys && n < max; k++)
-			keys[n++] = &p->keys[k];
-	}
-	for (unsigned i = 0; i < hdp_protection_count_registered(); i++) {
-		const struct hdp_protection *p = hdp_protection_get(i);
-
-		for (unsigned k = 0; k < p->nkeys && n < max; k++)
-			keys[n++] = &p->keys[k];
-	}
-	return n;
-}
-
 static void *switcher(void *arg)
 {
 	const struct hdp_protection_key *keys[64];
-	unsigned nkeys = all_keys(keys, 64);
+	unsigned nkeys = held_all_keys(keys, 64);
 	uint64_t seed = (uintptr_t)arg;
 	char value[32];
 
