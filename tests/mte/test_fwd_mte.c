@@ -197,7 +197,7 @@ int main(void)
 
 	if (mte_tap_start())
 		return 0;
-	printf("1..8\n");
+	printf("1..9\n");
 	printf("# AF_XDP does not run under qemu's user mode: the forwarder runs over rings "
 	       "in memory (hdp_fwd_create_loopback), its frame path unchanged\n");
 	for (size_t i = 0; i < sizeof(pkt); i++)
