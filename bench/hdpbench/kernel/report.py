@@ -425,7 +425,8 @@ def _plot(dirfd, doc):
         return
     data = "".join(f"\"{r['contender']} {r['size']}\" {r['ratio_to_hdp_off']:.4f}\n" for r in rows)
     script = (bench_out.datablock("bars", [data]) +
-              "set terminal png size 900,400\nset style fill solid\n"
+              "set terminal png size 1000,460\nset style fill solid\n"
+              "set yrange [0:*]\nset bmargin 8\nset rmargin 18\n"
               f"set ylabel 'packets/s, ratio to hdp-off ({doc['accel'].upper()})'\n"
               "set xtics rotate by -30\nset boxwidth 0.7\nunset key\n"
               "plot $bars using 2:xtic(1) with boxes\n")
