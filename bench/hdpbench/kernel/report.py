@@ -63,6 +63,8 @@ def seed000_table(doc):
         pps_y = _median([f["pps"] for f in y])
         rows.append({"path": "kernel socket path (hdp-sockfwd)", "size": size,
                      "pps_knob_N": pps_n, "pps_knob_Y": pps_y,
+                     "gbps_knob_N": _median([f["gbps"] for f in n]),
+                     "gbps_knob_Y": _median([f["gbps"] for f in y]),
                      "on_over_bypassed": _ratio(pps_n, pps_y),
                      "checks_per_packet": _median([f["checks_per_packet"] for f in n]),
                      "vmalloc_checks_per_packet": _median(
@@ -72,6 +74,7 @@ def seed000_table(doc):
             fs = flows.get(label, [])
             rows.append({"path": path, "size": size, "pps_knob_N": _median([f["pps"] for f in fs]),
                          "pps_knob_Y": None, "on_over_bypassed": None,
+                         "gbps_knob_N": _median([f["gbps"] for f in fs]), "gbps_knob_Y": None,
                          "checks_per_packet": _median([f["checks_per_packet"] for f in fs]),
                          "vmalloc_checks_per_packet": _median(
                              [f["vmalloc_checks_per_packet"] for f in fs])})
@@ -88,6 +91,8 @@ def seed000_table(doc):
         mn, my = _median([x["messages_per_s"] for x in n]), _median([x["messages_per_s"] for x in y])
         rows.append({"path": NETLINK_WORDS[mode] + f", {cpus} vCPU", "size": NETLINK_SIZE[mode],
                      "pps_knob_N": mn, "pps_knob_Y": my, "on_over_bypassed": _ratio(mn, my),
+                     "gbps_knob_N": _median([x["gbps"] for x in n]),
+                     "gbps_knob_Y": _median([x["gbps"] for x in y]),
                      "checks_per_packet": None,
                      "vmalloc_checks_per_packet": _median(
                          [x["vmalloc_checks_per_message"] for x in n])})
@@ -323,14 +328,15 @@ def markdown(doc):
                 "Per packet (or call): hardened usercopy's checks and the vmalloc branch's "
                 "lookups, counted on the contender's CPU. Where the lookup is not on a path, "
                 "the knob cannot change it, and N / Y is the run's noise.", "",
-                "| path | size | knob N (/s) | knob Y (/s) | N / Y | checks a packet | "
-                "vmalloc lookups a packet | the lookup on the path? |",
-                "|---|---|---:|---:|---:|---:|---:|---|"]
+                "| path | size | knob N (/s) | knob Y (/s) | N / Y | knob N, Y (Gbit/s) | "
+                "checks a packet | vmalloc lookups a packet | the lookup on the path? |",
+                "|---|---|---:|---:|---:|---|---:|---:|---|"]
         for r in t["seed000"]:
             vm = r["vmalloc_checks_per_packet"]
             on_path = "-" if vm is None else "yes" if vm > 0.01 else "no"
             out.append(f"| {r['path']} | {r['size']} | {_fmt(r['pps_knob_N'])} | "
                        f"{_fmt(r['pps_knob_Y'])} | {_fmt(r['on_over_bypassed'])} | "
+                       f"{_fmt(r['gbps_knob_N'], 3)}, {_fmt(r['gbps_knob_Y'], 3)} | "
                        f"{_fmt(r['checks_per_packet'])} | {_fmt(vm, 3)} | {on_path} |")
         out.append("")
     if t.get("vmalloc_slab"):
