@@ -75,6 +75,20 @@ long hugepages_available(void)
 	return free_pages - rsvd;
 }
 
+long hugepages_beyond_any(void)
+{
+	long total = meminfo("HugePages_Total");
+	long surplus = 0;
+	FILE *f = fopen("/proc/sys/vm/nr_overcommit_hugepages", "re");
+
+	if (f) {
+		if (fscanf(f, "%ld", &surplus) != 1)
+			surplus = 0;
+		fclose(f);
+	}
+	return (total < 0 ? 0 : total) + surplus + 1;
+}
+
 long kernel_page_kib(const void *addr)
 {
 	FILE *f = fopen("/proc/self/smaps", "re");

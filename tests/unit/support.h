@@ -18,6 +18,12 @@ long meminfo(const char *key);
 
 /* Hugepages neither in use nor promised to a mapping. */
 long hugepages_available(void);
+/*
+ * More hugepages than the kernel could ever grant (all it has, plus the
+ * surplus it may add, plus one): what is free changes while other tests
+ * run, what exists does not.
+ */
+long hugepages_beyond_any(void);
 
 /* The KernelPageSize, in KiB, of the mapping holding @addr; -1 if unknown. */
 long kernel_page_kib(const void *addr);

@@ -104,12 +104,12 @@ Test(pool_memory, plain_pages_when_asked)
 }
 
 /*
- * The fallback for real: ask for more hugepages than are free, so the
+ * The fallback for real: ask for more hugepages than exist, so the
  * kernel refuses the reservation and the pool must settle for plain pages.
  */
 Test(pool_memory, no_free_hugepages_falls_back_to_plain_pages_with_a_warning)
 {
-	long pages = hugepages_available() + 1;
+	long pages = hugepages_beyond_any();
 	uint32_t count = (uint32_t)(pages * (HUGE_KIB << 10) / 2048);
 	struct hdp_pool *pool = make(HDP_MEM_AUTO, NULL, count, 0);
 
@@ -122,7 +122,7 @@ Test(pool_memory, no_free_hugepages_falls_back_to_plain_pages_with_a_warning)
 
 Test(pool_memory, no_fallback_means_enomem)
 {
-	long pages = hugepages_available() + 1;
+	long pages = hugepages_beyond_any();
 	uint32_t count = (uint32_t)(pages * (HUGE_KIB << 10) / 2048);
 
 	errno = 0;
