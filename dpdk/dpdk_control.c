@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Changing a DPDK pool's profile while it runs (hdp-fwd's control socket
- * in DPDK mode): the same keys and checks as hdp's own pools, applied
- * with the next bulk call that crosses the driver. The reason for a
- * refusal comes back as text: the library's log is its own, not the
- * application's.
+ * in DPDK mode): the same keys and checks as hdp's own pools, the
+ * quarantine's included, applied with the next bulk call that crosses
+ * the driver. The reason for a refusal comes back as text: the library's
+ * log is its own, not the application's.
  */
 #include "dpdk_internal.h"
 
@@ -33,20 +33,6 @@ int hdp_dpdk_pool_set(struct rte_mempool *mp, const char *key, const char *value
 	if (!pd || !pd->applied) {
 		hdp_strbuf_printf(&w, "mempool %s: not an hdp pool in use", mp ? mp->name : "?");
 		return -ENOENT;
-	}
-	/* As at creation: a pointer tag would fault DPDK's own code. */
-	if (strcmp(key, "tag") == 0 && strcmp(value, "off") != 0) {
-		hdp_strbuf_printf(&w, "mempool %s: key 'tag', value '%s': DPDK dereferences its "
-				  "objects directly, so pointer tags cannot protect a DPDK pool",
-				  mp->name, value);
-		return -EINVAL;
-	}
-	/* The queues are made with the pool: their depth is no runtime switch. */
-	if (strcmp(key, "quarantine") == 0 || strcmp(key, "quarantine_depth") == 0) {
-		hdp_strbuf_printf(&w, "mempool %s: key '%s', value '%s': a DPDK pool's "
-				  "quarantine is its lcores' reuse queues, made with the pool; set "
-				  "it in the pool's profile", mp->name, key, value);
-		return -EINVAL;
 	}
 	hdp_log_set_thread_sink(capture, &w);
 	ret = hdp_harden_pool_set_key(&pd->hp, key, value);

@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The `hdp` DPDK mempool driver's state for one DPDK mempool: its free
- * objects in an rte_ring (as DPDK's ring driver keeps them), and hdp's
- * hardening over the part of each object that holds data: the data room
- * of an mbuf (never the mbuf header, never the private area), or the
- * whole element of any other pool.
+ * objects in an rte_ring (as DPDK's ring driver keeps them), a back-end
+ * of hdp's hardening pipeline (hdp/harden.h), which runs over the part of
+ * each object that holds data: the data room of an mbuf (never the mbuf
+ * header, never the private area), or the whole element of any other
+ * pool.
  */
 #ifndef HDP_DPDK_INTERNAL_H
 #define HDP_DPDK_INTERNAL_H
 
 #include <hdp/dpdk.h>
 #include <hdp/harden.h>
-
-#include "dpdk_reuse.h"
 
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -22,8 +21,7 @@
 
 /* What one lcore (or, under a lock, every non-EAL thread) writes. */
 struct hdp_dpdk_lcore {
-	struct hdp_harden_tls tls;
-	struct hdp_dpdk_reuse reuse;
+	struct hdp_harden_tls tls;	/* the pipeline's state: its quarantine too */
 	_Atomic uint64_t frees, allocs, rejected;
 } __rte_cache_aligned;
 
@@ -32,8 +30,8 @@ struct hdp_dpdk_pool {
 	struct rte_ring *ring;
 	struct hdp_harden_pool hp;	/* set up when the last object arrives */
 	bool hp_ready;			/* hp describes every object */
-	bool applied;			/* the profile is on: hooks run */
-	bool populating;		/* objects arrive: no hooks yet */
+	bool applied;			/* the profile is on: the pipeline runs */
+	bool populating;		/* objects arrive: not through the pipeline yet */
 	bool inside;			/* every object inside its chunk's slots */
 	/* The chunks DPDK populated the pool with, in the order it gave them. */
 	struct hdp_layout_chunk *chunks;
@@ -44,35 +42,20 @@ struct hdp_dpdk_pool {
 	uint32_t *starts;		/* per slot: where in it that object's area starts */
 	bool is_mbuf;
 	bool lent_to_kernel;		/* written past data_len (hdp_dpdk_pool_lent_to_kernel) */
-	uint32_t reuse_depth;		/* of every lcore's queue (0: none): its quarantine */
 	uint32_t populated;
 	size_t area_off;		/* hardened area: offset in the element */
 	size_t area_len;
-	struct hdp_profile profile;	/* resolved at alloc, applied at populate */
-	uint32_t excluded;
-	char why[128];
 	/* One state per lcore, one shared by non-EAL threads. */
 	struct hdp_dpdk_lcore lcore[RTE_MAX_LCORE + 1];
 	rte_spinlock_t foreign_lock;
 	struct hdp_dpdk_pool *next;
 };
 
-/* HDP_CONFIG and HDP_HARDEN, read once: 0 or -EINVAL (logged). */
+/* HDP_CONFIG and HDP_HARDEN (or the application's), read once: 0 or -EINVAL (logged). */
 int hdp_dpdk_config(const struct hdp_harden_config **out);
 
-/* Resolve the profile of the pool called @name; -EINVAL when refused. */
-int hdp_dpdk_profile_for(const char *name, struct hdp_profile *p, uint32_t *excluded,
-			 char *why, size_t why_len);
-
-/*
- * The reuse queues (dpdk_reuse.h), the pool's quarantine: made when its
- * profile turns on, as deep as its quarantine keys say (0 or -ENOMEM),
- * freed with it; what they hold.
- */
-int hdp_dpdk_reuse_setup(struct hdp_dpdk_pool *pd);
-void hdp_dpdk_reuse_teardown(struct hdp_dpdk_pool *pd);
-void hdp_dpdk_reuse_totals(const struct hdp_dpdk_pool *pd, uint64_t *queued,
-			   uint64_t *cut_short);
+/* Freed objects the lcores' quarantines hold now (racy, as DPDK's cache counts are). */
+uint64_t hdp_dpdk_held(const struct hdp_dpdk_pool *pd);
 
 /* The pools this process made with the driver, for telemetry and stats. */
 void hdp_dpdk_pools_add(struct hdp_dpdk_pool *pd);

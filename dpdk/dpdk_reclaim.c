@@ -3,7 +3,7 @@
  * Taking back what a device kept. net_af_xdp (DPDK 22.11) closes its
  * sockets with the mbufs of its fill rings still on them and never frees
  * them. Once nothing else can hold an object, those are the objects in
- * neither the ring, a reuse queue nor a cache: they go back through the
+ * neither the ring, a quarantine nor a cache: they go back through the
  * driver like any free, taken as written all over (the whole data room is
  * their extent), since the kernel may have written any of them where no
  * data_len says.
@@ -13,69 +13,58 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct census {
-	struct hdp_dpdk_pool *pd;
-	uint8_t *home;		/* per slot: in the ring or a reuse queue */
+	void **home;		/* in the ring, sorted */
+	unsigned nhome;
 	void **away;		/* the others */
 	unsigned naway;
 };
 
-/* The slot of one of the pool's objects, or -1 (not in one: cannot be, inside is checked). */
-static int64_t slot_of(const struct census *c, void *obj)
+static int by_address(const void *a, const void *b)
 {
-	uint32_t idx;
-	size_t in_slot;
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
 
-	return hdp_layout_slot(&c->pd->hp.layout, (uintptr_t)obj + c->pd->area_off, &idx, &in_slot)
-	       ? (int64_t)idx : -1;
-}
-
-static void mark_home(struct census *c, void *obj)
-{
-	int64_t idx = slot_of(c, obj);
-
-	if (idx >= 0)
-		c->home[idx] = 1;
+	return (x > y) - (x < y);
 }
 
 static void note_away(struct rte_mempool *mp, void *opaque, void *obj, unsigned obj_idx)
 {
 	struct census *c = opaque;
-	int64_t idx = slot_of(c, obj);
 
 	(void)mp;
 	(void)obj_idx;
-	if (idx >= 0 && !c->home[idx])
+	if (!bsearch(&obj, c->home, c->nhome, sizeof(*c->home), by_address))
 		c->away[c->naway++] = obj;
 }
 
-/* The ring's objects, each marked, back in the order they were. 0 or -ENOBUFS. */
-static int mark_ring(struct census *c, void **tmp, unsigned size)
+/* Every lcore's quarantine into the ring: nothing runs now that could take from it. */
+static void empty_quarantines(struct hdp_dpdk_pool *pd)
 {
-	unsigned n = rte_ring_dequeue_burst(c->pd->ring, tmp, size, NULL);
+	void *held[64];
+	unsigned k;
 
-	for (unsigned i = 0; i < n; i++)
-		mark_home(c, tmp[i]);
-	return n && rte_ring_enqueue_bulk(c->pd->ring, tmp, n, NULL) != n ? -ENOBUFS : 0;
+	for (unsigned l = 0; l <= RTE_MAX_LCORE; l++)
+		while ((k = hdp_harden_pool_drain(&pd->hp, &pd->lcore[l].tls, held, 64)) > 0)
+			rte_ring_enqueue_bulk(pd->ring, held, k, NULL);
 }
 
-static void mark_queues(struct census *c)
+/* The ring's objects, sorted into @c->home, back in the order they were. 0 or -ENOBUFS. */
+static int mark_ring(struct hdp_dpdk_pool *pd, struct census *c, void **tmp, unsigned size)
 {
-	for (unsigned l = 0; l <= RTE_MAX_LCORE; l++) {
-		const struct hdp_dpdk_reuse *q = &c->pd->lcore[l].reuse;
-		uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
-		uint32_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+	unsigned n = rte_ring_dequeue_burst(pd->ring, tmp, size, NULL);
 
-		for (uint32_t i = head; q->obj && i != tail; i++)
-			mark_home(c, q->obj[i & q->mask]);
-	}
+	memcpy(c->home, tmp, n * sizeof(*tmp));
+	c->nhome = n;
+	qsort(c->home, n, sizeof(*c->home), by_address);
+	return n && rte_ring_enqueue_bulk(pd->ring, tmp, n, NULL) != n ? -ENOBUFS : 0;
 }
 
 int hdp_dpdk_pool_reclaim(struct rte_mempool *mp)
 {
 	struct hdp_dpdk_pool *pd = hdp_dpdk_pool_of(mp);
-	struct census c = { .pd = pd };
+	struct census c = { 0 };
 	int ret;
 
 	if (!pd)
@@ -89,16 +78,16 @@ int hdp_dpdk_pool_reclaim(struct rte_mempool *mp)
 		if (cache)
 			rte_mempool_cache_flush(cache, mp);
 	}
-	c.home = calloc(pd->hp.layout.slots, 1);
+	empty_quarantines(pd);
+	c.home = malloc(mp->size * sizeof(*c.home));
 	c.away = malloc(mp->size * sizeof(*c.away));
 	if (!c.home || !c.away) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = mark_ring(&c, c.away, mp->size);
+	ret = mark_ring(pd, &c, c.away, mp->size);
 	if (ret)
 		goto out;
-	mark_queues(&c);
 	rte_mempool_obj_iter(mp, note_away, &c);
 	if (c.naway) {
 		/* Kept by a device: written anywhere, for all anyone can say. */
@@ -110,7 +99,7 @@ int hdp_dpdk_pool_reclaim(struct rte_mempool *mp)
 		pd->lent_to_kernel = lent;
 		if (ret)
 			goto out;
-		/* What the hooks refused (a record that says free) stays out: not counted. */
+		/* What the pipeline refused (a record that says free) stays out: not counted. */
 		ret = (int)(rte_mempool_avail_count(mp) - before);
 	}
 out:

@@ -35,9 +35,8 @@ static void fill(struct hdp_dpdk_pool *pd, struct hdp_dpdk_pool_stats *st)
 		st->frees += hdp_counter_read(&pd->lcore[i].frees);
 		st->rejected += hdp_counter_read(&pd->lcore[i].rejected);
 	}
-	hdp_dpdk_reuse_totals(pd, &st->held, &st->held_cut_short);
+	st->held = hdp_dpdk_held(pd);
 	st->in_pool = rte_ring_count(pd->ring) + st->held;
-	st->quarantine_depth = pd->reuse_depth;
 	st->is_mbuf = pd->is_mbuf;
 	st->area_off = pd->area_off;
 	st->area_len = pd->area_len;
@@ -46,9 +45,11 @@ static void fill(struct hdp_dpdk_pool *pd, struct hdp_dpdk_pool_stats *st)
 	if (!pd->hp_ready)
 		return;
 	gather(pd, &hs);
+	st->held_cut_short = hs.held_cut_short;
+	st->quarantine_depth = hs.quarantine_depth;
 	st->bytes_wiped = hs.counters[HDP_C_BYTES_WIPED];
 	st->checks = hs.counters[HDP_C_CHECKS];
-	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
+	for (unsigned k = 0; k < HDP_V_MAX; k++)
 		st->violations += hs.violations[k];
 	st->double_frees = hs.violations[HDP_V_DOUBLE_FREE];
 	st->bad_frees = hs.violations[HDP_V_FREE_FOREIGN] + hs.violations[HDP_V_FREE_INTERIOR] +
@@ -86,17 +87,23 @@ static const char *on_off(unsigned flags, unsigned bit)
 	return (flags & bit) ? "on" : "off";
 }
 
-/* Each registered protection: on or off, then its counters, by name. */
-static void add_protections(struct rte_tel_data *d, const struct hdp_harden_stats *hs)
-{
-	for (unsigned i = 0; i < hdp_protection_count_registered(); i++) {
-		const struct hdp_protection *p = hdp_protection_get(i);
+/* A telemetry dict the hardening report's figures go into: all, or the first (the policy). */
+struct figures {
+	struct rte_tel_data *d;
+	bool all;
+	unsigned seen;
+};
 
-		rte_tel_data_add_dict_string(d, p->name, (hs->protections >> i & 1) ? "on" : "off");
-		for (unsigned c = 0; c < p->ncounters; c++)
-			rte_tel_data_add_dict_u64(d, p->counters[c].name,
-						  hdp_protection_counter(hs, i, c));
-	}
+static void add_figure(void *ctx, const char *name, uint64_t value, const char *text)
+{
+	struct figures *f = ctx;
+
+	if (f->seen++ && !f->all)
+		return;
+	if (text)
+		rte_tel_data_add_dict_string(f->d, name, text);
+	else
+		rte_tel_data_add_dict_u64(f->d, name, value);
 }
 
 /* One pool as a telemetry dict: counters, then the effective profile. */
@@ -134,17 +141,14 @@ static void pool_dict(struct hdp_dpdk_pool *pd, struct rte_tel_data *d, bool by_
 	rte_tel_data_add_dict_string(d, "init_check_extent",
 				     !(st.flags & HDP_HF_INIT_CHECK) ? "-" :
 				     (st.flags & HDP_HF_INIT_CHECK_HEAD) ? "head" : "all");
-	rte_tel_data_add_dict_string(d, "on_violation",
-				     hdp_policy_name(hdp_view_policy(hdp_harden_pool_view(&pd->hp))));
 	rte_tel_data_add_dict_string(d, "init_exclude", st.exclude[0] ? st.exclude : "-");
-	if (by_kind && pd->hp_ready) {
+	if (pd->hp_ready) {
+		/* The policy; by kind, then the violations by kind and each protection. */
+		struct figures f = { .d = d, .all = by_kind };
 		struct hdp_harden_stats hs;
 
 		gather(pd, &hs);
-		for (unsigned k = 0; k < hdp_violation_kinds(); k++)
-			rte_tel_data_add_dict_u64(d, hdp_violation_name((enum hdp_violation_kind)k),
-						  hs.violations[k]);
-		add_protections(d, &hs);
+		hdp_harden_stats_each(&hs, add_figure, &f);
 	}
 }
 

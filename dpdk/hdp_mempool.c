@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The "hdp" mempool ops. Free objects live in an rte_ring, as with DPDK's
- * ring driver, behind each lcore's reuse queue, the pool's quarantine
- * (dpdk_reuse.h: with quarantine on, a freed object waits there behind
- * quarantine_depth later frees of that lcore before it is handed out
- * again); what hdp adds runs as objects cross the driver: on the way
- * in (enqueue = free) foreign and interior pointers and double frees are
- * refused and the data area is wiped (init_on_free); on the way out
- * (dequeue = alloc) it is checked still zero (init_check) or wiped
- * (init_on_alloc). For an mbuf pool the data area is the data room only:
- * the header must survive a free, since rte_mbuf_raw_alloc does not set
- * it up again.
+ * The "hdp" mempool ops: a back-end of hdp's hardening pipeline
+ * (hdp/harden.h). Free objects live in an rte_ring, as with DPDK's ring
+ * driver; enqueue (free) and dequeue (alloc) hand each bulk to the
+ * pipeline, which runs every step in its order (foreign and interior
+ * pointers and double frees refused, the data area wiped and checked,
+ * the pool's quarantine) and takes objects from the ring or gives them
+ * to it through the ops below. For an mbuf pool the data area is the data
+ * room only: the header must survive a free, since rte_mbuf_raw_alloc
+ * does not set it up again.
  *
  * DPDK gives a pool's memory in one chunk or in many (IOVA-contiguous runs
  * in PA mode, hugepage by hugepage with --legacy-mem, whatever an
  * application passes to rte_mempool_populate_*): hdp indexes objects over
  * every chunk (hdp_layout_chunk) and turns the profile on once the last
- * object has arrived. Objects arriving during populate skip the hooks:
+ * object has arrived. Objects arriving during populate skip the pipeline:
  * their mbuf headers are written (rte_pktmbuf_init) only after they are
  * "free".
  */
@@ -33,8 +31,6 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
-
-#define STEP HDP_REUSE_PUT_MAX	/* objects through the hooks at a time */
 
 static size_t elt_stride(const struct rte_mempool *mp)
 {
@@ -69,6 +65,7 @@ static enum pool_kind pool_kind_of(struct rte_mempool *mp, size_t *room, size_t 
 static int hdp_ops_alloc(struct rte_mempool *mp)
 {
 	char ring_name[RTE_RING_NAMESIZE];
+	const struct hdp_harden_config *cfg;
 	struct hdp_dpdk_pool *pd;
 	size_t room = 0, priv = 0;
 	enum pool_kind kind = pool_kind_of(mp, &room, &priv);
@@ -85,15 +82,15 @@ static int hdp_ops_alloc(struct rte_mempool *mp)
 			"default, --mbuf-pool-ops-name)", mp->name);
 		return -ENOTSUP;
 	}
+	if (hdp_dpdk_config(&cfg)) {
+		hdp_log(HDP_LOG_ERR, "mempool %s: HDP_CONFIG / HDP_HARDEN are invalid (above): "
+			"refusing to make the pool rather than make it unhardened", mp->name);
+		return -EINVAL;
+	}
 	pd = rte_zmalloc_socket("hdp_mempool", sizeof(*pd), RTE_CACHE_LINE_SIZE,
 				mp->socket_id);
 	if (!pd)
 		return -ENOMEM;
-	if (hdp_dpdk_profile_for(mp->name, &pd->profile, &pd->excluded, pd->why,
-				 sizeof(pd->why))) {
-		rte_free(pd);
-		return -EINVAL;
-	}
 	/* Mempool names are shorter than RTE_MEMPOOL_NAMESIZE: this fits. */
 	snprintf(ring_name, sizeof(ring_name), "H_%.*s", (int)RTE_MEMPOOL_NAMESIZE - 1, mp->name);
 	pd->ring = rte_ring_create(ring_name, rte_align32pow2(mp->size + 1), mp->socket_id,
@@ -122,12 +119,15 @@ static void hdp_ops_free(struct rte_mempool *mp)
 	if (!pd)
 		return;
 	hdp_dpdk_pools_remove(pd);
-	rte_ring_free(pd->ring);
-	if (pd->hp_ready)
+	if (pd->hp_ready) {
+		/* What each lcore's quarantine holds goes with the pool. */
+		for (unsigned i = 0; i <= RTE_MAX_LCORE; i++)
+			hdp_harden_tls_retire(&pd->hp, &pd->lcore[i].tls);
 		hdp_harden_pool_fini(&pd->hp);
+	}
+	rte_ring_free(pd->ring);
 	rte_free(pd->starts);
 	rte_free(pd->chunks);
-	hdp_dpdk_reuse_teardown(pd);
 	rte_free(pd);
 	mp->pool_data = NULL;
 }
@@ -233,17 +233,59 @@ static int index_as_span(struct hdp_dpdk_pool *pd, size_t stride, bool *spanned)
 	return 0;
 }
 
+/* --- The back-end's ops: the ring ------------------------------------------ */
+
+static inline struct hdp_dpdk_pool *pool_of(struct hdp_harden_pool *hp)
+{
+	return container_of(hp, struct hdp_dpdk_pool, hp);
+}
+
+/* The ring holds the whole pool: an enqueue cannot fall short. */
+static void stash(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void *const *objs,
+		  unsigned n)
+{
+	(void)t;
+	rte_ring_mp_enqueue_bulk(pool_of(hp)->ring, objs, n, NULL);
+}
+
+static unsigned take(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void **objs,
+		     unsigned n, bool bulk, bool last)
+{
+	(void)t;
+	(void)bulk;	/* DPDK's dequeue is all or nothing */
+	(void)last;
+	return rte_ring_mc_dequeue_bulk(pool_of(hp)->ring, objs, n, NULL);
+}
+
+/* For init_on_free=used and redzone: each mbuf's, from its header. */
+static void extents(struct hdp_harden_pool *hp, void *const *objs, struct hdp_extent *ext,
+		    unsigned n)
+{
+	const struct hdp_dpdk_pool *pd = pool_of(hp);
+
+	for (unsigned i = 0; i < n; i++)
+		ext[i] = hdp_dpdk_mbuf_extent(pd, objs[i]);
+}
+
+static const struct hdp_harden_pool_ops ring_ops = {
+	.stash = stash,
+	.take = take,
+	.extents = extents,
+};
+
 /* Every object is in: index them and turn the profile on. */
 static int harden_pool_ready(struct rte_mempool *mp, struct hdp_dpdk_pool *pd)
 {
+	const struct hdp_harden_config *cfg;
+	struct hdp_harden_stats st;
 	bool spanned, one;
-	char text[HDP_PROFILE_TEXT_MAX];
 	int ret;
 
 	ret = index_as_span(pd, elt_stride(mp), &spanned);
 	if (ret)
 		return ret;
 	one = pd->chunk_count == 1 || spanned;
+	hdp_dpdk_config(&cfg);
 	struct hdp_harden_pool_desc d = {
 		.name = mp->name,
 		.layout = {
@@ -252,29 +294,33 @@ static int harden_pool_ready(struct rte_mempool *mp, struct hdp_dpdk_pool *pd)
 			.slots = spanned ? pd->span_slots : pd->slots,
 			/* One chunk or span: the same index as hdp's own pools. */
 			.chunks = one ? NULL : pd->chunks, .chunk_count = one ? 0 : pd->chunk_count,
+			.starts = pd->starts,
 		},
-		.on_violation = pd->profile.on_violation,
+		.ops = &ring_ops,
+		.area_off = pd->area_off,
+		.objects = mp->size,
+		/* Each EAL lcore, and the non-EAL threads' entry, holds a quarantine. */
+		.threads = rte_lcore_count() + 1,
+		.untagged = "DPDK dereferences its objects directly, so pointer tags cannot "
+			    "protect a DPDK pool",
 		/* With no cache, objects come back in FIFO order through the whole pool. */
 		.cold_objects = true,
+		.data_at = pd->is_mbuf ? RTE_PKTMBUF_HEADROOM : 0,
+		.config = cfg,
 	};
 
 	ret = hdp_harden_pool_init(&pd->hp, &d);
 	if (ret)
 		return ret;
 	pd->hp_ready = true;
-	if (hdp_harden_pool_apply(&pd->hp, &pd->profile, pd->excluded, pd->why))
-		return -EINVAL;
-	ret = hdp_dpdk_reuse_setup(pd);
-	if (ret)
-		return ret;
 	pd->applied = true;
-	hdp_profile_format(&pd->hp.current, text, sizeof(text));
+	hdp_harden_stats_get(&pd->hp, NULL, &st);
 	hdp_log(HDP_LOG_INFO, "mempool %s (%s, %u objects in %u chunk%s%s, quarantine %u "
 		"deep): %s%s%s", mp->name,
 		pd->is_mbuf ? "mbufs: data room hardened, headers untouched" : "whole objects",
 		mp->size, pd->chunk_count, pd->chunk_count == 1 ? "" : "s",
-		spanned ? ", indexed as one span" : "", pd->reuse_depth, text,
-		pd->why[0] ? "; excluded: " : "", pd->why);
+		spanned ? ", indexed as one span" : "", st.quarantine_depth, st.profile_text,
+		st.exclude[0] ? "; excluded: " : "", st.exclude);
 	return 0;
 }
 
@@ -326,248 +372,57 @@ static int hdp_ops_populate(struct rte_mempool *mp, unsigned int max_objs, void 
 	return harden_pool_ready(mp, pd) ? -EINVAL : n;
 }
 
-/*
- * Where the hardened area of @obj is; HDP_V__COUNT when @obj is one of this
- * pool's objects, else the kind of bad free it is.
- */
-static inline __attribute__((always_inline)) enum hdp_violation_kind
-area_slot_of(struct hdp_dpdk_pool *pd, void *obj, void **area, uint32_t *idx)
-{
-	uintptr_t a = (uintptr_t)obj + pd->area_off;
-	size_t in_slot;
-
-	*area = (void *)a;
-	if (!hdp_layout_slot(&pd->hp.layout, a, idx, &in_slot))
-		return HDP_V_FREE_FOREIGN;
-	return pd->starts[*idx] == in_slot ? HDP_V__COUNT : HDP_V_FREE_INTERIOR;
-}
-
-static inline __attribute__((always_inline)) enum hdp_violation_kind
-area_of(struct hdp_dpdk_pool *pd, void *obj, void **area)
-{
-	uint32_t idx;
-
-	return area_slot_of(pd, obj, area, &idx);
-}
-
-/* Is @obj one of the pool's objects? If not, reported (and false). */
-static inline __attribute__((always_inline)) bool
-area_checked(struct hdp_dpdk_pool *pd, void *obj, void **area, uint32_t *idx)
-{
-	enum hdp_violation_kind bad = area_slot_of(pd, obj, area, idx);
-
-	if (hdp_likely(bad == HDP_V__COUNT))
-		return true;
-	hdp_harden_pool_violation(&pd->hp, bad, obj, 0, "not an object of this DPDK mempool");
-	return false;
-}
-
-/* init_on_free=used wipes the extent; protections (redzone) check past it. */
-static inline bool wants_extent(struct hdp_harden_view v)
-{
-	return hdp_view_flags(v) & (HDP_HF_INIT_USED | HDP_HF_PROTECTIONS);
-}
-
-/* Refuse what is not an object of the pool; the rest, as areas, to @areas. */
-static unsigned valid_areas(struct hdp_dpdk_pool *pd, void * const *objs, unsigned k,
-			    void **areas, struct hdp_extent *ext, bool want_ext)
-{
-	unsigned good = 0;
-	uint32_t idx;
-
-	for (unsigned i = 0; i < k; i++) {
-		if (!area_checked(pd, objs[i], &areas[good], &idx))
-			continue;
-		if (want_ext)
-			ext[good] = hdp_dpdk_mbuf_extent(pd, objs[i]);
-		good++;
-	}
-	return good;
-}
-
-/* Are all @n one of the pool's objects? (Nothing to do but that check.) */
-static bool all_valid(struct hdp_dpdk_pool *pd, void * const *objs, unsigned n)
-{
-	bool good = true;
-
-	for (unsigned i = 0; i < n && good; i++) {
-		void *area;
-
-		good = area_of(pd, objs[i], &area) == HDP_V__COUNT;
-	}
-	return good;
-}
-
-/*
- * @n objects back into the reuse queue, STEP at a time through the hooks: the
- * arrays stay small (a DPDK bulk is at most 512), so no stack probing and
- * no cache lines spent on them. Returns how many were refused, or -1 if
- * the ring was full (it cannot be: it holds the whole pool).
- */
-static int enqueue_hooked(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l,
-			  struct hdp_harden_view v, void * const *objs, unsigned n)
-{
-	unsigned flags = hdp_view_flags(v), refused = 0;
-	bool want_ext = wants_extent(v);
-
-	while (n) {
-		void *areas[STEP], *kept[STEP];
-		struct hdp_extent ext[STEP];
-		unsigned k = n < STEP ? n : STEP, good, out;
-
-		good = valid_areas(pd, objs, k, areas, ext, want_ext);
-		if (flags & HDP_HF_HOOKS) {
-			out = hdp_harden_pool_on_free(&pd->hp, &l->tls, v, areas,
-						      want_ext ? ext : NULL, kept, good);
-		} else {
-			memcpy(kept, areas, good * sizeof(*kept));
-			out = good;
-		}
-		for (unsigned i = 0; i < out; i++)
-			kept[i] = (char *)kept[i] - pd->area_off;
-		if (out && hdp_reuse_put(&l->reuse, kept, out, pd->ring))
-			return -1;
-		refused += k - out;
-		objs += k;
-		n -= k;
-	}
-	return (int)refused;
-}
-
-/*
- * One object, as rte_pktmbuf_free gives them (net_null and many PMDs free
- * mbuf by mbuf): the same checks as enqueue_hooked without its arrays.
- * Returns how many were refused (0 or 1), or -1 if the ring was full.
- */
-static int enqueue_one(struct hdp_dpdk_pool *pd, struct hdp_dpdk_lcore *l,
-		       struct hdp_harden_view v, void *obj)
-{
-	bool want_ext = wants_extent(v);
-	struct hdp_extent ext;
-	void *area, *kept;
-	uint32_t idx;
-
-	if (!area_checked(pd, obj, &area, &idx))
-		return 1;
-	if (want_ext)
-		ext = hdp_dpdk_mbuf_extent(pd, obj);
-	if (!hdp_harden_pool_on_free_one(&pd->hp, &l->tls, v, area, idx,
-					 want_ext ? &ext : NULL, &kept))
-		return 1;
-	kept = (char *)kept - pd->area_off;
-	return hdp_reuse_put(&l->reuse, &kept, 1, pd->ring);
-}
-
 static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned int n)
 {
 	struct hdp_dpdk_pool *pd = mp->pool_data;
 	struct hdp_dpdk_lcore *l;
-	struct hdp_harden_view v;
-	unsigned lcore;
-	int refused;
+	unsigned lcore, taken;
 
 	if (pd->populating || !pd->applied)
 		return rte_ring_mp_enqueue_bulk(pd->ring, objs, n, NULL) ? 0 : -ENOBUFS;
-	v = hdp_harden_pool_view(&pd->hp);
 	lcore = rte_lcore_id();
 	l = hdp_dpdk_lcore_get(pd, lcore);
-	/* No hook on and every pointer good: the objects go as they came, at once. */
-	if (!(hdp_view_flags(v) & HDP_HF_HOOKS) && all_valid(pd, objs, n))
-		refused = hdp_reuse_put_bulk(&l->reuse, objs, n, pd->ring);
-	else if (n == 1)
-		refused = enqueue_one(pd, l, v, objs[0]);
-	else
-		refused = enqueue_hooked(pd, l, v, objs, n);
-	if (refused >= 0) {
-		hdp_counter_add(&l->frees, n - (unsigned)refused);
-		if (refused)
-			hdp_counter_add(&l->rejected, (unsigned)refused);
-	}
+	taken = hdp_harden_pool_free(&pd->hp, &l->tls, objs, NULL, n);
+	hdp_counter_add(&l->frees, taken);
+	if (taken < n)
+		hdp_counter_add(&l->rejected, n - taken);
 	hdp_dpdk_lcore_put(pd, lcore);
-	return refused < 0 ? -ENOBUFS : 0;
-}
-
-/*
- * The line where a fresh mbuf's data starts, asked for with intent to
- * write, for the whole bulk at once: init_check reads it in a moment, and
- * init_on_free=used writes it when the mbuf comes back. Otherwise, in a
- * pool cycled in FIFO order, each is a miss taken one at a time, and the
- * ring's locked instruction waits for the wipe's stores to own their
- * lines before the bulk can go back.
- */
-static inline void prefetch_data_line(const struct hdp_dpdk_pool *pd, void *obj)
-{
-	__builtin_prefetch((char *)obj + pd->area_off + RTE_PKTMBUF_HEADROOM, 1, 3);
-}
-
-static void prefetch_data_lines(struct hdp_dpdk_pool *pd, void * const *objs, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		prefetch_data_line(pd, objs[i]);
-}
-
-/*
- * The reuse queue says which mbufs the next allocation of this size will
- * hand out (its @n oldest): ask for their data lines now, a whole burst
- * of packets before init_check reads them, where a prefetch of the mbufs
- * being handed out comes too late for the first of them.
- */
-static void prefetch_next_data_lines(struct hdp_dpdk_pool *pd, const struct hdp_dpdk_reuse *q,
-				     unsigned n)
-{
-	uint32_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
-
-	if (!q->obj || hdp_reuse_count(q) < q->depth + n)
-		return;
-	for (unsigned i = 0; i < n; i++)
-		prefetch_data_line(pd, q->obj[(head + i) & q->mask]);
+	return 0;
 }
 
 static int hdp_ops_dequeue(struct rte_mempool *mp, void **objs, unsigned int n)
 {
 	struct hdp_dpdk_pool *pd = mp->pool_data;
 	struct hdp_dpdk_lcore *l;
-	struct hdp_harden_view v;
-	unsigned lcore;
+	unsigned lcore, got;
 
 	if (!pd->applied)
 		return rte_ring_mc_dequeue_bulk(pd->ring, objs, n, NULL) ? 0 : -ENOBUFS;
 	lcore = rte_lcore_id();
 	l = hdp_dpdk_lcore_get(pd, lcore);
-	if (hdp_reuse_get(&l->reuse, objs, n, pd->ring)) {
-		hdp_dpdk_lcore_put(pd, lcore);
-		return -ENOBUFS;
-	}
-	/* After the objects are ours: as new as the view of the frees that let them go. */
-	v = hdp_harden_pool_view(&pd->hp);
-	if (pd->is_mbuf && (hdp_view_flags(v) & (HDP_HF_INIT_USED | HDP_HF_INIT_CHECK))) {
-		prefetch_data_lines(pd, objs, n);
-		/* Only init_check reads them at once; used's wipe comes a burst later. */
-		if (hdp_view_flags(v) & HDP_HF_INIT_CHECK)
-			prefetch_next_data_lines(pd, &l->reuse, n);
-	}
-	hdp_counter_add(&l->allocs, n);
-	for (unsigned i = 0; (hdp_view_flags(v) & HDP_HF_HOOKS) && i < n; i += STEP) {
-		void *areas[STEP];
-		unsigned k = n - i < STEP ? n - i : STEP;
-
-		for (unsigned j = 0; j < k; j++)
-			areas[j] = (char *)objs[i + j] + pd->area_off;
-		/* Tags are off for DPDK pools: the pointers come back unchanged. */
-		hdp_harden_pool_on_alloc(&pd->hp, &l->tls, v, areas, k);
-	}
+	got = hdp_harden_pool_alloc(&pd->hp, &l->tls, objs, n, true);
+	hdp_counter_add(&l->allocs, got);
 	hdp_dpdk_lcore_put(pd, lcore);
-	return 0;
+	return got == n ? 0 : -ENOBUFS;
+}
+
+uint64_t hdp_dpdk_held(const struct hdp_dpdk_pool *pd)
+{
+	uint64_t in = 0, out = 0;
+
+	for (unsigned i = 0; i <= RTE_MAX_LCORE; i++) {
+		in += hdp_counter_read(&pd->lcore[i].tls.c.held_in);
+		out += hdp_counter_read(&pd->lcore[i].tls.c.held_out);
+	}
+	return in > out ? in - out : 0;
 }
 
 static unsigned hdp_ops_get_count(const struct rte_mempool *mp)
 {
 	const struct hdp_dpdk_pool *pd = mp->pool_data;
-	uint64_t queued, cut_short;
 
 	/* Racy against the lcores' puts and gets, as DPDK's own cache counts are. */
-	hdp_dpdk_reuse_totals(pd, &queued, &cut_short);
-	return rte_ring_count(pd->ring) + (unsigned)queued;
+	return rte_ring_count(pd->ring) + (unsigned)hdp_dpdk_held(pd);
 }
 
 static const struct rte_mempool_ops hdp_ops = {

@@ -1,496 +1,53 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * What runs when a pool hands objects out, takes them back, or copies
- * into or out of one: the whole burst API in one place. The core's steps
- * are plain code behind the view's flags, each a small function that
- * returns at once when its flag is off; registered protections run
- * through their descriptions, once a burst each.
+ * The pipeline: what runs when a pool hands objects out or takes them
+ * back, in order, whatever the back-end. A pool calls it once a burst
+ * with the calling thread's state; the pipeline takes free objects from
+ * the back-end, or hands freed ones to it, through the back-end's ops
+ * (harden.h), and nowhere else. The core's steps per object are
+ * core_steps.c's; hdp's own protections beyond the core are steps in
+ * files of their own (quarantine.c, redzone.c, shuffle.c), called as
+ * plain code behind the word's bits; third parties' protections run
+ * through their hooks, once a burst each.
  *
- * Allocation (hdp_harden_pool_on_alloc), for each object:
- *   1. an MTE tag left from before this epoch is reset (forget_tag);
- *   2. init_check: the object is still zero where its last free wiped it,
- *      or, at one allocation in init_check_sample, whole (known_clean);
- *   3. init_on_alloc: zeroed, unless init_on_free left it zero;
- *   4. tag: if sampled in, a tag that is neither the slot's last nor its
- *      neighbours', set with the zeroing (tag_on_alloc);
- *   5. its record: allocated, clean or not, its tag, this epoch;
- * then each registered protection's on_alloc.
+ * Allocation (hdp_harden_pool_alloc):
+ *   1. where from: the thread's quarantine, where it keeps objects past
+ *      their wait for the thread's own allocations (a pool without thread
+ *      caches); else the back-end, after shuffle, then third parties'
+ *      pick, reordered the thread's cache. Short of objects while the
+ *      quarantine holds some, the oldest go to the back-end before their
+ *      wait (cut short), and it is asked again;
+ *   2. the core's steps per object: init_check, init_on_alloc, a tag,
+ *      the record;
+ *   3. redzone: the windows init_on_alloc zeroed;
+ *   4. third parties' on_alloc.
  *
- * Free (hdp_harden_pool_on_free), 64 objects at a time: each registered
- * protection's on_free first, told which objects the core will refuse;
- * then for each object:
- *   1. a double free or a stale handle is refused (free_is_valid);
- *   2. init_on_free: the write extent wiped (used), or the whole object
- *      (on: outside the extent read, written only where dirty);
- *   3. a tagged object is retagged 0, so that stale handles fault;
- *   4. its record: free, wiped or not, what was wiped, this epoch.
- *
- * Copy (hdp_harden_pool_copy_in/out): bounds (bounds.c: NULL, wrap,
- * region, pool, object), then the tag of every object the range touches
- * (one unknown in this epoch has none to compare with), then each
- * registered protection's on_copy.
- *
- * A burst that began before the pool's memory took MTE tags acted on the
- * records alone: before its objects leave it, it gives them their tags in
- * memory as well (catch_up_mte). In a build without MTE that is no code.
+ * Free (hdp_harden_pool_free), 64 objects at a time:
+ *   1. ownership: each handle must be the start of one of the pool's
+ *      objects, else it is reported as what it is and kept out;
+ *   2. redzone, then third parties' on_free, on the bytes as the owner
+ *      left them, before anything is wiped; told which objects the core
+ *      will refuse (its verdicts, from one load of each record, which
+ *      step 3 acts on);
+ *   3. the core's steps per object: a double free or a stale handle
+ *      refused; init_on_free; retag; the record;
+ *   4. quarantine, then third parties' hold: freed objects kept a while,
+ *      older ones out in their place;
+ *   5. the back-end's stash.
+ * With nothing on and every handle plain and the pool's, a free burst
+ * goes to the stash at once: one load of the word and one branch.
  */
 #include "harden_internal.h"
 #include "protection_internal.h"
 
-#include <errno.h>
-#include <stdio.h>
+#define STEP 64		/* objects through the steps at a time */
 
-/*
- * One burst: what it acts on, loaded once into locals (stores to the
- * records could otherwise alias the pool's fields and force reloads), the
- * thread's samplers copied in and out, and what it adds to the counters.
- */
-struct burst {
-	struct hdp_harden_pool *hp;
-	struct hdp_harden_tls *t;
-	struct hdp_harden_samplers s;	/* in registers */
-	struct hdp_obj_meta *meta;
-	bool chunked;			/* several chunks: the layout's lookup */
-	uintptr_t base;
-	uint32_t shift;			/* the layout's stride, as it divides */
-	uint64_t magic;
-	size_t stride, obj_size;
-	uint32_t slots;
-	struct hdp_harden_view v;
-	uint64_t epoch;			/* the core's, which its records carry */
-	unsigned flags;
-	bool mte;			/* the memory carries MTE tags (now or from before) */
-	bool retagged;			/* a free took a tag back (in the record, or memory) */
-	bool cold;			/* whole wipes, not reads (hdp_harden_pool_desc) */
-	uint64_t wiped, tagged, checks;
-};
-
-static inline struct burst burst_begin(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-				       struct hdp_harden_view v)
+static inline unsigned min_u(unsigned a, unsigned b)
 {
-	const struct hdp_layout *l = &hp->layout;
-
-	/*
-	 * The kernel keeps the tag check mode per thread: a thread gets the
-	 * process's the first time it takes or gives back MTE objects, even
-	 * when MTE was switched on after it started (a TLS flag after that).
-	 */
-	bool mte = tag_mte_state(hp) == TAG_MTE_YES;
-
-	if (mte)
-		tag_mte_adopt_thread();
-	return (struct burst){
-		.hp = hp, .t = t, .v = v, .epoch = hdp_epoch_core(v.epoch),
-		.flags = hdp_view_flags(v),
-		.s = t ? t->smp : (struct hdp_harden_samplers){ 0 },
-		.meta = hp->meta, .chunked = l->chunks != NULL, .base = l->base,
-		.shift = l->stride_shift, .magic = l->stride_magic, .stride = l->stride,
-		.obj_size = l->obj_size, .slots = l->slots,
-		.mte = mte, .cold = hp->cold_objects,
-	};
-}
-
-/* What the burst did goes to the thread's counters (a free draws no samples). */
-static inline void burst_end(struct burst *b, bool sampled)
-{
-	if (sampled)
-		b->t->smp = b->s;
-	hdp_counter_add(&b->t->c.n[HDP_C_BYTES_WIPED], b->wiped);
-	hdp_counter_add(&b->t->c.n[HDP_C_OBJS_TAGGED], b->tagged);
-	hdp_counter_add(&b->t->c.n[HDP_C_CHECKS], b->checks);
-}
-
-/* The slot of @obj, which the pool checked is one of its objects. */
-static inline uint32_t slot_of(const struct burst *b, const void *obj)
-{
-	uint32_t idx = 0;
-	size_t in_slot;
-
-	if (hdp_unlikely(b->chunked)) {
-		hdp_layout_slot_chunked(&b->hp->layout, (uintptr_t)obj, &idx, &in_slot);
-		return idx;
-	}
-	return hdp_layout_div_by(b->shift, b->magic, b->stride, (uintptr_t)obj - b->base);
-}
-
-/* The object's record if made in this burst's epoch, else 0 (nothing known). */
-static inline uint64_t record(const struct burst *b, uint32_t idx)
-{
-	uint64_t m = atomic_load_explicit(&b->meta[idx].state, memory_order_relaxed);
-
-	return META_EPOCH(m) == b->epoch ? m : 0;
-}
-
-static inline void record_store(const struct burst *b, uint32_t idx, unsigned bits)
-{
-	atomic_store_explicit(&b->meta[idx].state, b->epoch << META_EPOCH_SHIFT | bits,
-			      memory_order_relaxed);
-}
-
-static inline unsigned memory_tag(const struct burst *b, uint32_t idx)
-{
-	uint64_t m = record(b, idx);
-
-	return (m & META_TAGGED) ? META_TAG(m) : 0;
-}
-
-/* --- The steps ---------------------------------------------------------- */
-
-/*
- * Is [p, p + n) zero? Inline for the short ranges a packet's extent
- * usually is: 16 bytes at a time, the last 16 once more from the end,
- * overlapping. (Wiping stays with memset: overlapping vector stores
- * followed by the next owner's loads stall store forwarding.)
- */
-typedef uint64_t v2u64 __attribute__((vector_size(16)));
-#define SHORT_MAX 128
-
-static inline bool is_clear(const void *p, size_t n, size_t *first_dirty)
-{
-	const char *c = p;
-	v2u64 acc, v;
-
-	if (n < 16 || n > SHORT_MAX)
-		return zero_is_clear(p, n, first_dirty);
-	memcpy(&acc, c + n - 16, 16);
-	for (size_t j = 0; j + 16 <= n; j += 16) {
-		memcpy(&v, c + j, 16);
-		acc |= v;
-	}
-	return hdp_likely(!(acc[0] | acc[1])) || zero_is_clear(p, n, first_dirty);
-}
-
-/*
- * Zero [p, p + n) for a caller whose bytes are not read again soon (a
- * DPDK mbuf freed alone waits a whole reuse queue): up to 64 bytes as
- * overlapping 16-byte stores, no call.
- */
-static inline void zero_wipe_short(void *p, size_t n)
-{
-	static const v2u64 zero;
-	char *c = p;
-
-	if (n < 16 || n > 64) {
-		if (n)
-			zero_wipe(p, n);
-		return;
-	}
-	memcpy(c, &zero, 16);
-	memcpy(c + n - 16, &zero, 16);
-	if (n > 32) {
-		memcpy(c + 16, &zero, 16);
-		memcpy(c + n - 32, &zero, 16);
-	}
-}
-
-/*
- * KASAN's page_alloc sampling, per thread and pool: objects below
- * tag_sample_min are always tagged and do not count (the flag says so,
- * the pool's object size being fixed); above it the first allocation is
- * tagged, then one in every tag_sample. A countdown left from a larger
- * tag_sample restarts, so a smaller one takes effect at once.
- */
-static inline bool tag_sampled_in(struct burst *b)
-{
-	uint32_t n = hdp_view_tag_sample(b->v);
-
-	if (b->flags & HDP_HF_TAG_ALWAYS)
-		return true;
-	if (b->s.sample_countdown && b->s.sample_countdown < n) {
-		b->s.sample_countdown--;
-		return false;
-	}
-	b->s.sample_countdown = n - 1;
-	return true;
-}
-
-/*
- * init_check's whole-object check: the first allocation, then gaps drawn
- * at random with a mean of init_check_sample. Random, not a fixed
- * countdown: a frame that always comes back at the same place in the
- * reuse cycle must not always fall between two checks.
- */
-static inline bool check_whole(struct burst *b)
-{
-	uint32_t n = hdp_view_check_sample(b->v);
-
-	if (b->s.check_countdown && b->s.check_countdown < 2 * n - 1) {
-		b->s.check_countdown--;
-		return false;
-	}
-	b->s.check_countdown = n > 1 ? (uint32_t)(hdp_xorshift(&b->s.rng) % (2 * n - 1)) : 0;
-	return true;
-}
-
-/* Bits set in a 16-bit mask, without a libgcc call where POPCNT is not assumed. */
-static inline unsigned popcount16(unsigned x)
-{
-	x = x - ((x >> 1) & 0x5555);
-	x = (x & 0x3333) + ((x >> 2) & 0x3333);
-	x = (x + (x >> 4)) & 0x0f0f;
-	return (x + (x >> 8)) & 0x1f;
-}
-
-/* A soft tag in 1..15 (0 is the match-all tag) that is none of @avoid. */
-static inline unsigned soft_tag_choose(uint64_t *rng, const unsigned *avoid, unsigned n)
-{
-	unsigned allowed = 0xfffe, k;
-
-	for (unsigned i = 0; i < n; i++)
-		allowed &= ~(1u << (avoid[i] & 0xf));
-	/* The random word's high half scaled to the count: no division. */
-	k = (unsigned)((hdp_xorshift(rng) >> 32) * popcount16(allowed) >> 32);
-	while (k--)
-		allowed &= allowed - 1;
-	return (unsigned)__builtin_ctz(allowed);
-}
-
-/*
- * Give @obj memory tag @tag and zero [start, end). Soft tags live in the
- * record, so only MTE touches the memory's tag.
- */
-static inline void set_tag(struct burst *b, void *obj, unsigned tag, size_t start, size_t end)
-{
-	if (b->mte)
-		tag_mte_set(obj, b->obj_size, tag, start, end);
-	else if (end > start)
-		zero_wipe((char *)obj + start, end - start);
-}
-
-/* 1. MTE: a tag left in memory from before this epoch is unknown: reset it. */
-static inline void forget_tag(struct burst *b, void *obj, uint64_t m)
-{
-	if (hdp_unlikely(!m && b->mte))
-		tag_mte_set(obj, b->obj_size, 0, 0, 0);
-}
-
-/* Found written after free: report, wipe whole; returns the bytes wiped. */
-HDP_COLD static size_t report_dirty(struct hdp_harden_pool *hp, void *obj, size_t first_dirty)
-{
-	char detail[64];
-
-	snprintf(detail, sizeof(detail), "object was written after it was freed, first at byte %zu",
-		 first_dirty);
-	hdp_harden_pool_violation(hp, HDP_V_WRITE_AFTER_FREE, (char *)obj + first_dirty,
-				  hp->layout.obj_size, detail);
-	zero_wipe(obj, hp->layout.obj_size);
-	return hp->layout.obj_size;
-}
-
-/*
- * 2. Is the object all zero as it leaves the pool? Only if its last free
- * wiped it whole (as recorded). init_check verifies the extent that free
- * wiped, or with init_check_extent=head its first line (where a stale
- * handle into a packet writes: its headers), and now and then the whole
- * object, for writes beyond it. What is not read is taken on the
- * record's word, as with init_check off.
- */
-static inline bool known_clean(struct burst *b, uint32_t idx, void *obj, uint64_t m)
-{
-	size_t start = 0, end = b->obj_size, dirty;
-
-	if (!(m & META_WIPED))
-		return false;
-	if (!(b->flags & HDP_HF_INIT_CHECK))
-		return true;
-	if (!check_whole(b)) {
-		uint64_t w = atomic_load_explicit(&b->meta[idx].wiped, memory_order_relaxed);
-
-		start = (uint32_t)w;
-		end = (uint32_t)(w >> 32);
-		/*
-		 * A head is a packet's: a whole-object wipe (init_on_free=on,
-		 * or a frame's first wipe in an epoch) has none, and its first
-		 * bytes would be a UMEM frame's headroom. Read all of it.
-		 */
-		if ((b->flags & HDP_HF_INIT_CHECK_HEAD) && end - start > HDP_CHECK_HEAD_BYTES &&
-		    !(start == 0 && end == b->obj_size))
-			end = start + HDP_CHECK_HEAD_BYTES;
-	}
-	b->checks++;
-	if (hdp_unlikely(!is_clear((char *)obj + start, end - start, &dirty)))
-		b->wiped += report_dirty(b->hp, obj, start + dirty);
-	return true;
-}
-
-/*
- * 4. Tag @obj if sampled in, zeroing its first @zero_len bytes with it
- * (else just zeroing them): the tag, or 0.
- */
-static inline unsigned tag_on_alloc(struct burst *b, uint32_t idx, void *obj, uint64_t m,
-				    size_t zero_len)
-{
-	unsigned avoid[3], tag;
-
-	if (!(b->flags & HDP_HF_TAG) || !tag_sampled_in(b)) {
-		if (zero_len)
-			zero_wipe(obj, zero_len);
-		return 0;
-	}
-	/* Not the slot's previous tag, not the neighbours': catch reuse and overflow. */
-	avoid[0] = META_PREV(m);
-	avoid[1] = idx > 0 ? memory_tag(b, idx - 1) : 0;
-	avoid[2] = idx + 1 < b->slots ? memory_tag(b, idx + 1) : 0;
-	tag = b->mte ? tag_mte_choose(obj, avoid, 3) : soft_tag_choose(&b->s.rng, avoid, 3);
-	set_tag(b, obj, tag, 0, zero_len);
-	b->tagged++;
-	return tag;
-}
-
-HDP_COLD static void report_bad_free(struct hdp_harden_pool *hp, void *obj, uint64_t m)
-{
-	char detail[96];
-
-	if (!(m & META_ALLOCATED)) {
-		hdp_harden_pool_violation(hp, HDP_V_DOUBLE_FREE, obj, hp->layout.obj_size,
-					  "the object is already free");
-		return;
-	}
-	snprintf(detail, sizeof(detail), "pointer tag %u, object tag %u: a stale handle",
-		 hdp_tag_of(obj), (m & META_TAGGED) ? META_TAG(m) : 0);
-	hdp_harden_pool_violation(hp, HDP_V_INVALID_FREE, obj, hp->layout.obj_size, detail);
-}
-
-/* Is a free through @tagged of an object recorded as @m (not 0) a good one? */
-static inline bool free_matches(const void *tagged, uint64_t m)
-{
-	unsigned ptag = hdp_tag_of(tagged), mtag = (m & META_TAGGED) ? META_TAG(m) : 0;
-
-	return (m & META_ALLOCATED) && (!ptag || ptag == mtag);
-}
-
-/* 1. Recorded in this epoch, the record is the truth: a bad free is certain. */
-static inline bool free_is_valid(struct burst *b, void *tagged, uint64_t m)
-{
-	if (!m)
-		return true;
-	b->checks++;
-	if (hdp_likely(free_matches(tagged, m)))
-		return true;
-	report_bad_free(b->hp, tagged, m);
-	return false;
-}
-
-/*
- * 2. The bytes init_on_free writes zeros to: the write extent, if the
- * object was all zero when it was handed out (else the bytes outside it
- * are unknown: the whole object, once); without an extent, all of it.
- */
-static inline struct hdp_extent wipe_extent(const struct burst *b, uint64_t m,
-					    const struct hdp_extent *ext)
-{
-	uint32_t size = (uint32_t)b->obj_size;
-	struct hdp_extent e = { 0, size };
-
-	if (!(b->flags & HDP_HF_INIT_FREE))
-		return (struct hdp_extent){ 0, 0 };
-	/*
-	 * init_on_free=on for cold objects: reading the bytes outside the
-	 * extent from memory costs more than writing zeros over them.
-	 */
-	if (ext && (m & META_CLEAN) && (!b->cold || (b->flags & HDP_HF_INIT_USED))) {
-		e.end = ext->end < size ? ext->end : size;
-		e.start = ext->start < e.end ? ext->start : e.end;
-	}
-	return e;
-}
-
-/*
- * init_on_free=on reads each freed object whole (zero_outside), and a
- * frame back from TX was last read one trip through the rings ago, out of
- * the cache. Its first lines, asked for while the object before it is
- * read, start the hardware's stream early; asking for every line filled
- * the CPU's miss buffers and stalled on the asking (perf).
- */
-#define PREFETCH_HEAD 256
-
-static inline void prefetch_head(const char *obj, size_t size)
-{
-	for (size_t off = 0; off < size && off < PREFETCH_HEAD; off += 64)
-		__builtin_prefetch(obj + off);
-}
-
-/* Zero what is not zero in [p, p + n): a read where nothing was written. */
-static inline size_t zero_if_dirty(char *p, size_t n)
-{
-	size_t dirty;
-
-	if (hdp_likely(zero_is_clear(p, n, &dirty)))
-		return 0;
-	zero_wipe(p + dirty, n - dirty);
-	return n - dirty;
-}
-
-/*
- * init_on_free=on promises the whole object is zero after free, whatever
- * was written where. Outside the extent it was zero when handed out, so
- * reading it is enough, and it stays clean in the cache instead of being
- * dirtied: writes go only where something was written.
- */
-static inline size_t zero_outside(const struct burst *b, void *obj, struct hdp_extent e)
-{
-	size_t size = b->obj_size;
-
-	if ((b->flags & HDP_HF_INIT_USED) || (e.start == 0 && e.end == size))
-		return 0;
-	return zero_if_dirty(obj, e.start) + zero_if_dirty((char *)obj + e.end, size - e.end);
-}
-
-/*
- * The pool's memory took MTE tags (tag_mte_attach) while this burst acted
- * on the word before, on the records alone: its @n objects, still its own,
- * get the tags their handles carry (0 once freed) in memory too, after
- * attach tagged the objects held. Not inlined: the burst's hot loop stays
- * as it is. The fence pairs with attach's: either this burst sees the
- * switch here, or attach sees its records.
- */
-static __attribute__((noinline)) void catch_up_mte(struct hdp_harden_pool *hp,
-						   void *const *objs, unsigned n,
-						   uint64_t skip, bool freed)
-{
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&hp->mte, memory_order_relaxed) == TAG_MTE_NO ||
-	    tag_mte_wait(hp) != TAG_MTE_YES)
-		return;
-	for (unsigned i = 0; i < n; i++)
-		if (!(skip >> i & 1))
-			tag_mte_set(hdp_untag(objs[i]), hp->layout.obj_size,
-				    freed ? 0 : hdp_tag_of(objs[i]), 0, 0);
+	return a < b ? a : b;
 }
 
 /* --- Allocation --------------------------------------------------------- */
-
-static void core_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			  struct hdp_harden_view v, void **objs, unsigned n)
-{
-	struct burst b = burst_begin(hp, t, v);
-
-	for (unsigned i = 0; i < n; i++) {
-		void *obj = objs[i];
-		uint32_t idx = slot_of(&b, obj);
-		uint64_t m = record(&b, idx);
-		size_t zero_len = 0;
-		unsigned tag;
-		bool clean;
-
-		forget_tag(&b, obj, m);
-		clean = known_clean(&b, idx, obj, m);
-		/* init_on_free already left it zero: do not wipe twice. */
-		if ((b.flags & HDP_HF_INIT_ALLOC) && !clean) {
-			zero_len = b.obj_size;
-			clean = true;
-		}
-		tag = tag_on_alloc(&b, idx, obj, m, zero_len);
-		b.wiped += zero_len;
-		if (tag)
-			objs[i] = (void *)((uintptr_t)obj | (uintptr_t)tag << HDP_TAG_SHIFT);
-		record_store(&b, idx, META_ALLOCATED | META_PREV(m) << 4 |
-			     (clean ? META_CLEAN : 0) | (tag ? META_TAGGED | tag : 0));
-	}
-	if (tag_mte_built() && hdp_unlikely(!b.mte && b.tagged))
-		catch_up_mte(hp, objs, n, 0, false);
-	burst_end(&b, true);
-}
 
 void hdp_harden_pool_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 			      struct hdp_harden_view v, void **objs, unsigned n)
@@ -500,319 +57,429 @@ void hdp_harden_pool_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls 
 
 	if (hdp_view_flags(v) & HDP_HF_RECORDS)
 		core_on_alloc(hp, t, v, objs, n);
+	if (hdp_view_own(v, HDP_OWN_REDZONE))
+		redzone_on_alloc(hp, v, objs, n);
 	hdp_for_each_hook(s, hp, hdp_view_protections(v), HDP_HOOK_ON_ALLOC) {
 		hdp_protection_burst_of(s, t, v, &pb);
 		s->reg->p->on_alloc(&pb, objs, n);
 	}
 }
 
+/* What the protections hold for @t, up to @max of the oldest into @out. */
+static unsigned drain_held(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void **out,
+			   unsigned max)
+{
+	unsigned got = quarantine_drain(t, out, max);
+
+	if (got < max && (t->holding & ~(1u << HDP_OWN_QUARANTINE)))
+		got += hdp_plugins_drain(hp, t, out + got, max - got);
+	return got;
+}
+
+unsigned hdp_harden_pool_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			       void **out, unsigned max)
+{
+	return drain_held(hp, t, out, max);
+}
+
+/*
+ * The back-end has fewer than @n for this thread, which holds freed
+ * objects back: the oldest go to the back-end early, counted, rather
+ * than an allocation failing (a small pool, many threads, one busy) or a
+ * forwarder whose next frees wait on this allocation stalling for good.
+ */
+HDP_COLD static void cut_short(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			       unsigned n)
+{
+	void *held[STEP];
+	unsigned got = 0, k;
+
+	while (got < n && t->holding &&
+	       (k = drain_held(hp, t, held, min_u(n - got, STEP))) > 0) {
+		hp->ops->stash(hp, t, held, k);
+		got += k;
+	}
+	hdp_counter_add(&t->c.held_cut_short, got);
+}
+
+/*
+ * Protections that choose which objects go (shuffle, third parties'
+ * pick) reorder the thread's cache before the back-end pops @n off it;
+ * the back-end tops it up first, so that the choice is among a cache's
+ * worth.
+ */
+HDP_COLD static void reorder(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			     struct hdp_harden_view v, unsigned n)
+{
+	unsigned len, k;
+	void **stack = hp->ops->cache(hp, t, n, &len);
+
+	k = min_u(n, len);
+	if (!k)
+		return;
+	if (hdp_view_own(v, HDP_OWN_SHUFFLE))
+		shuffle_pick(t, stack, len, k);
+	if (hdp_view_protections(v) & hp->hook_mask[HDP_HOOK_PICK])
+		hdp_plugins_pick(hp, t, v, stack, len, k);
+}
+
+static inline bool reorders(const struct hdp_harden_pool *hp, struct hdp_harden_view v)
+{
+	return hdp_view_own(v, HDP_OWN_SHUFFLE) ||
+	       (hdp_view_protections(v) & hp->hook_mask[HDP_HOOK_PICK]);
+}
+
+/* 1. Up to @n objects from the thread's quarantine or the back-end. */
+static inline unsigned take(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			    struct hdp_harden_view v, void **objs, unsigned n, bool bulk)
+{
+	unsigned got;
+
+	if (hdp_unlikely(hdp_view_flags(v) & HDP_HF_PROTECTIONS)) {
+		/* Without thread caches the quarantine keeps the thread's; with them, they reorder. */
+		if (!hp->ops->cache) {
+			got = quarantine_take(hp, t, v, objs, n);
+			if (got)
+				return got;
+		} else if (reorders(hp, v)) {
+			reorder(hp, t, v, n);
+		}
+	}
+	got = hp->ops->take(hp, t, objs, n, bulk, !t->holding);
+	if (hdp_likely(got == n) || !t->holding)
+		return got;
+	cut_short(hp, t, n - got);
+	return got + hp->ops->take(hp, t, objs + got, n - got, bulk, true);
+}
+
+/*
+ * In a pool whose objects come back cold, the line where each one's data
+ * starts, asked for with intent to write for the whole burst at once:
+ * init_check reads it in a moment, init_on_free=used writes it when the
+ * object comes back. Otherwise each is a miss taken one at a time.
+ */
+static void prefetch_data(const struct hdp_harden_pool *hp, void *const *objs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		__builtin_prefetch((char *)objs[i] + hp->area_off + hp->data_at, 1, 3);
+}
+
+/* 2.-4. on the objects' hardened areas. */
+static void steps_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			   struct hdp_harden_view v, void **objs, unsigned n)
+{
+	size_t off = hp->area_off;
+
+	if (hdp_likely(!off)) {
+		hdp_harden_pool_on_alloc(hp, t, v, objs, n);
+		return;
+	}
+	for (unsigned i = 0; i < n; i += STEP) {
+		unsigned k = min_u(n - i, STEP);
+		void *areas[STEP];
+
+		for (unsigned j = 0; j < k; j++)
+			areas[j] = (char *)objs[i + j] + off;
+		hdp_harden_pool_on_alloc(hp, t, v, areas, k);
+		for (unsigned j = 0; j < k; j++)
+			objs[i + j] = (char *)areas[j] - off;
+	}
+}
+
+unsigned hdp_harden_pool_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			       void **objs, unsigned n, bool bulk)
+{
+	/* This view says which protections choose the objects (shuffle). */
+	struct hdp_harden_view v = hdp_harden_pool_view(hp);
+	unsigned got = take(hp, t, v, objs, n, bulk);
+
+	if (!got)
+		return 0;
+	/*
+	 * This one, read once the objects are ours, is at least as new as
+	 * the view of the free that let each go (the back-end's lock or
+	 * ring, or this thread's own free, orders the two), so no record
+	 * made in an epoch is followed by an allocation that records
+	 * nothing (harden.h).
+	 */
+	v = hdp_harden_pool_view(hp);
+	/* redzone's step acts only after init_on_alloc, one of the records' flags. */
+	if (hdp_likely(!(hdp_view_flags(v) & HDP_HF_RECORDS) &&
+		       !(hdp_view_protections(v) & hp->hook_mask[HDP_HOOK_ON_ALLOC])))
+		return got;
+	if (hp->data_at && (hdp_view_flags(v) & (HDP_HF_INIT_USED | HDP_HF_INIT_CHECK)))
+		prefetch_data(hp, objs, got);
+	steps_on_alloc(hp, t, v, objs, got);
+	return got;
+}
+
 /* --- Free --------------------------------------------------------------- */
 
-/*
- * The core's free steps over @n objects (n <= 64): the ones it refuses,
- * as bits; the others are checked, wiped and recorded, and go untagged to
- * @out (when not NULL). Inline so that hdp_harden_pool_on_free_one gets
- * its own copy with n = 1: a PMD that frees mbufs one at a time then pays
- * for one object, not a burst's set-up. @idxs: the objects' slots if the
- * caller has them (else NULL); @never_tagged: the pool never had tags, so
- * no record or pointer carries one.
- */
-static inline __attribute__((always_inline)) uint64_t
-core_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, struct hdp_harden_view v,
-	     void *const *objs, const uint32_t *idxs, const struct hdp_extent *ext, unsigned n,
-	     bool never_tagged, void **out)
+/* Do steps run on the bytes before the core wipes them (redzone, third parties')? */
+static inline bool reads_before_wipe(const struct hdp_harden_pool *hp, struct hdp_harden_view v)
 {
-	struct burst b = burst_begin(hp, t, v);
-	bool whole_reads = (b.flags & (HDP_HF_INIT_FREE | HDP_HF_INIT_USED)) == HDP_HF_INIT_FREE;
-	uint64_t refused = 0;
-	unsigned kept = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		void *obj = hdp_untag(objs[i]);
-		uint32_t idx = idxs ? idxs[i] : slot_of(&b, obj);
-		uint64_t m = record(&b, idx);
-		unsigned mtag = !never_tagged && (m & META_TAGGED) ? META_TAG(m) : 0;
-		struct hdp_extent e;
-
-		if (whole_reads && i + 1 < n)
-			prefetch_head(hdp_untag(objs[i + 1]), b.obj_size);
-
-		if (!never_tagged)
-			forget_tag(&b, obj, m);
-		if (!free_is_valid(&b, objs[i], m)) {
-			refused |= UINT64_C(1) << i;
-			continue;
-		}
-		e = wipe_extent(&b, m, ext ? &ext[i] : NULL);
-		/* Retag to 0 so stale handles fault; sampled-out ones stay 0. */
-		if (mtag) {
-			set_tag(&b, obj, 0, e.start, e.end);
-			b.retagged = true;
-		}
-		else if (never_tagged)
-			zero_wipe_short((char *)obj + e.start, e.end - e.start);
-		else if (e.end > e.start)
-			zero_wipe((char *)obj + e.start, e.end - e.start);
-		b.wiped += e.end - e.start;
-		if (b.flags & HDP_HF_INIT_FREE) {
-			b.wiped += zero_outside(&b, obj, e);
-			if (!(b.flags & HDP_HF_INIT_USED))
-				e = (struct hdp_extent){ 0, (uint32_t)b.obj_size };
-		}
-		atomic_store_explicit(&b.meta[idx].wiped, e.start | (uint64_t)e.end << 32,
-				      memory_order_relaxed);
-		record_store(&b, idx, mtag << 4 | ((b.flags & HDP_HF_INIT_FREE) ? META_WIPED : 0));
-		if (out)
-			out[kept++] = obj;
-	}
-	if (tag_mte_built() && hdp_unlikely(!b.mte && b.retagged))
-		catch_up_mte(hp, objs, n, refused, true);
-	burst_end(&b, false);
-	return refused;
+	return hdp_view_own(v, HDP_OWN_REDZONE) ||
+	       (hdp_view_protections(v) & hp->hook_mask[HDP_HOOK_ON_FREE]);
 }
 
-/*
- * Which of @n objects the core's free steps will refuse, without acting:
- * one record load each, hot again for the steps after.
- */
-static uint64_t core_refusals(struct hdp_harden_pool *hp, struct hdp_harden_view v,
-			      void *const *objs, unsigned n)
+/* Does a step want each object's write extent? */
+static inline bool wants_extent(const struct hdp_harden_pool *hp, struct hdp_harden_view v)
 {
-	struct burst b = burst_begin(hp, NULL, v);
-	uint64_t bad = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t m = record(&b, slot_of(&b, hdp_untag(objs[i])));
-
-		if (m && !free_matches(objs[i], m))
-			bad |= UINT64_C(1) << i;
-	}
-	return bad;
+	return (hdp_view_flags(v) & HDP_HF_INIT_USED) || reads_before_wipe(hp, v);
 }
 
-/*
- * The registered free hooks over @n objects (n <= 64), told what the core
- * will refuse: the objects they refuse besides, which stay with their
- * owner.
- */
-static __attribute__((noinline)) uint64_t
-registered_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-		   struct hdp_harden_view v, void *const *objs, const struct hdp_extent *ext,
-		   unsigned n)
+/* Third parties' on_free over @n, told what is refused so far: what they refuse besides. */
+static uint64_t plugins_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				struct hdp_harden_view v, void *const *objs,
+				const struct hdp_extent *ext, unsigned n, uint64_t refused)
 {
-	uint64_t core = 0, refused;
 	struct hdp_protection_burst pb;
 	struct hdp_protection_slot *s;
+	uint64_t before = refused;
 
-	if (hdp_view_flags(v) & HDP_HF_RECORDS)
-		core = core_refusals(hp, v, objs, n);
-	refused = core;
 	hdp_for_each_hook(s, hp, hdp_view_protections(v), HDP_HOOK_ON_FREE) {
 		hdp_protection_burst_of(s, t, v, &pb);
 		pb.refused = refused;
 		refused |= s->reg->p->on_free(&pb, objs, ext, n);
 	}
-	return refused & ~core;
+	return refused & ~before;
 }
 
-/* The objects not @refused go on, in order, with their extents. */
-static unsigned drop_refused(void *const *objs, const struct hdp_extent *ext, unsigned n,
-			     uint64_t refused, void **keep, struct hdp_extent *keep_ext)
+/* The objects not in @out_bits go on, in order, with their extents and records. */
+static unsigned drop(void **objs, struct hdp_extent *ext, uint64_t *rec, uint64_t *verdicts,
+		     unsigned n, uint64_t out_bits)
 {
+	uint64_t kept_verdicts = 0;
 	unsigned k = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		if (refused >> i & 1)
+		if (out_bits >> i & 1)
 			continue;
 		if (ext)
-			keep_ext[k] = ext[i];
-		keep[k++] = objs[i];
+			ext[k] = ext[i];
+		if (rec)
+			rec[k] = rec[i];
+		kept_verdicts |= (*verdicts >> i & 1) << k;
+		objs[k++] = objs[i];
 	}
+	*verdicts = kept_verdicts;
 	return k;
 }
 
-/* The core's steps, or none: the accepted objects, untagged, to @out. */
-static inline unsigned core_free_into(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-				      struct hdp_harden_view v, void *const *objs,
-				      const struct hdp_extent *ext, unsigned n, void **out)
+/* 3. The core's steps, or none: the accepted objects, untagged, to @out. */
+static unsigned core_steps(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			   struct hdp_harden_view v, void *const *objs, const uint64_t *rec,
+			   uint64_t verdicts, const struct hdp_extent *ext, unsigned n,
+			   void **out)
 {
-	unsigned kept = 0;
+	uint64_t refused;
 
 	if (hdp_view_flags(v) & HDP_HF_RECORDS) {
-		uint64_t refused = core_on_free(hp, t, v, objs, NULL, ext, n, false, out);
-
+		refused = core_on_free(hp, t, v, objs, rec, verdicts, ext, n, out);
 		return n - (unsigned)__builtin_popcountll(refused);
 	}
-	for (; kept < n; kept++)
-		out[kept] = hdp_untag(objs[kept]);
-	return kept;
+	for (unsigned i = 0; i < n; i++)
+		out[i] = hdp_untag(objs[i]);
+	return n;
+}
+
+/* 2.-3. over @n areas (n <= STEP). */
+static unsigned steps_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			      struct hdp_harden_view v, void *const *objs,
+			      const struct hdp_extent *ext, unsigned n, void **out)
+{
+	void *keep[STEP];
+	struct hdp_extent keep_ext[STEP];
+	uint64_t rec[STEP], verdicts = 0, theirs;
+	bool records = hdp_view_flags(v) & HDP_HF_RECORDS;
+
+	if (hdp_likely(!reads_before_wipe(hp, v)))
+		return core_steps(hp, t, v, objs, NULL, 0, ext, n, out);
+	if (records)
+		verdicts = core_verdicts(hp, v, objs, n, rec);
+	if (hdp_view_own(v, HDP_OWN_REDZONE))
+		redzone_on_free(hp, t, v, objs, ext, n, verdicts);
+	theirs = plugins_on_free(hp, t, v, objs, ext, n, verdicts);
+	if (hdp_likely(!theirs))
+		return core_steps(hp, t, v, objs, records ? rec : NULL, verdicts, ext, n, out);
+	/* Refused by a third party: they stay with their owner, unwiped. */
+	memcpy(keep, objs, n * sizeof(*keep));
+	if (ext)
+		memcpy(keep_ext, ext, n * sizeof(*keep_ext));
+	n = drop(keep, ext ? keep_ext : NULL, records ? rec : NULL, &verdicts, n, theirs);
+	return core_steps(hp, t, v, keep, records ? rec : NULL, verdicts,
+			  ext ? keep_ext : NULL, n, out);
 }
 
 unsigned hdp_harden_pool_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 				 struct hdp_harden_view v, void *const *objs,
 				 const struct hdp_extent *ext, void **out, unsigned n)
 {
-	bool registered = hdp_view_protections(v) & hp->hook_mask[HDP_HOOK_ON_FREE];
 	unsigned kept = 0;
 
-	while (n) {
-		unsigned k = n < 64 ? n : 64, left = k;
-		void *keep[64];
-		struct hdp_extent keep_ext[64];
-		void *const *these = objs;
-		const struct hdp_extent *these_ext = ext;
-		uint64_t refused = 0;
-
-		if (hdp_unlikely(registered))
-			refused = registered_on_free(hp, t, v, objs, ext, k);
-		if (hdp_unlikely(refused)) {
-			left = drop_refused(objs, ext, k, refused, keep, keep_ext);
-			these = keep;
-			these_ext = ext ? keep_ext : NULL;
-		}
-		kept += core_free_into(hp, t, v, these, these_ext, left, out + kept);
-		objs += k;
-		if (ext)
-			ext += k;
-		n -= k;
-	}
+	for (unsigned i = 0; i < n; i += STEP)
+		kept += steps_on_free(hp, t, v, objs + i, ext ? ext + i : NULL, min_u(n - i, STEP),
+				      out + kept);
 	return kept;
 }
 
-/* With a registered free hook on: the burst path, out of line. */
-static __attribute__((noinline)) bool free_one_registered(struct hdp_harden_pool *hp,
-							  struct hdp_harden_tls *t,
-							  struct hdp_harden_view v, void *obj,
-							  const struct hdp_extent *ext, void **out)
+/* Is @area (untagged) the start of one of the pool's objects, in slot *@idx? */
+static inline bool object_slot(const struct hdp_layout *l, const void *area, uint32_t *idx)
 {
-	return hdp_harden_pool_on_free(hp, t, v, &obj, ext, out, 1) == 1;
+	size_t in_slot;
+
+	return hdp_layout_slot(l, (uintptr_t)area, idx, &in_slot) &&
+	       in_slot == (l->starts ? l->starts[*idx] : 0) && !hdp_layout_is_gap(l, *idx);
 }
 
-bool hdp_harden_pool_on_free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-				 struct hdp_harden_view v, void *obj, uint32_t idx,
-				 const struct hdp_extent *ext, void **out)
+/* All the pool's objects, and none tagged? Tags are rare with hardening off: OR them up. */
+static inline bool all_plain_and_owned(const struct hdp_harden_pool *hp, void *const *objs,
+				       unsigned n)
 {
-	uint64_t refused;
+	uintptr_t tags = 0;
+	bool ok = true;
 
-	if (hdp_unlikely(hdp_view_protections(v) & hp->hook_mask[HDP_HOOK_ON_FREE]))
-		return free_one_registered(hp, t, v, obj, ext, out);
-	if (!(hdp_view_flags(v) & HDP_HF_RECORDS)) {
-		*out = hdp_untag(obj);
-		return true;
+	for (unsigned i = 0; i < n; i++) {
+		tags |= (uintptr_t)objs[i];
+		ok &= hdp_layout_is_object(&hp->layout,
+					   (uintptr_t)hdp_untag(objs[i]) + hp->area_off);
 	}
-	if (hdp_likely(!atomic_load_explicit(&hp->tags_seen, memory_order_relaxed)))
-		refused = core_on_free(hp, t, v, &obj, &idx, ext, 1, true, NULL);
-	else
-		refused = core_on_free(hp, t, v, &obj, &idx, ext, 1, false, NULL);
-	if (refused)
-		return false;
-	*out = hdp_untag(obj);
-	return true;
+	return ok && !(tags & HDP_TAG_MASK);
 }
 
-/* --- Copies ------------------------------------------------------------- */
-
-HDP_COLD static int tag_fail(struct hdp_harden_pool *hp, const void *p, uintptr_t at, size_t n,
-			     unsigned mtag)
+/* All the pool's objects, tags or not? */
+static inline bool all_owned(const struct hdp_harden_pool *hp, void *const *objs, unsigned n)
 {
-	char detail[96];
+	bool ok = true;
 
-	snprintf(detail, sizeof(detail), "pointer tag %u, memory tag %u at byte %zu of the access",
-		 hdp_tag_of(p), mtag, (size_t)(at - (uintptr_t)hdp_untag(p)));
-	hdp_harden_pool_violation(hp, HDP_V_TAG_MISMATCH, p, n, detail);
-	return -EFAULT;
+	for (unsigned i = 0; i < n; i++)
+		ok &= hdp_layout_is_object(&hp->layout, (uintptr_t)hdp_untag(objs[i]));
+	return ok;
+}
+
+/* 4. Kept a while (quarantine, third parties' hold): what goes to the back-end now. */
+static inline unsigned hold(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			    struct hdp_harden_view v, void **objs, unsigned n)
+{
+	uint32_t own = 1u << HDP_OWN_QUARANTINE;
+
+	if ((hdp_view_protections(v) | t->holding) & own)
+		n = quarantine_hold(hp, t, v, objs, n, STEP);
+	if (((hdp_view_protections(v) & hp->hook_mask[HDP_HOOK_HOLD]) | (t->holding & ~own)))
+		n = hdp_plugins_hold(hp, t, v, objs, n, STEP);
+	return n;
+}
+
+/* 1.-5. over @n handles (n <= STEP): how many were taken. */
+static unsigned free_chunk(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			   struct hdp_harden_view v, void *const *objs,
+			   const struct hdp_extent *ext, unsigned n)
+{
+	void *areas[STEP], *handles[STEP], *out[STEP];
+	struct hdp_extent got_ext[STEP];
+	size_t off = hp->area_off;
+	void *const *these = objs;
+	unsigned good = n, taken, back;
+
+	/* 1. A chunk of the pool's objects, the usual case, goes on as it came. */
+	if (hdp_unlikely(off || !all_owned(hp, objs, n))) {
+		good = 0;
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t idx;
+
+			if (!object_slot(&hp->layout, (char *)hdp_untag(objs[i]) + off, &idx)) {
+				report_invalid_free(hp, objs[i]);
+				continue;
+			}
+			if (ext)
+				got_ext[good] = ext[i];
+			handles[good] = objs[i];
+			areas[good++] = (char *)objs[i] + off;
+		}
+		these = areas;
+		ext = ext ? got_ext : NULL;
+	}
+	if (!ext && hp->ops->extents && wants_extent(hp, v)) {
+		hp->ops->extents(hp, these == objs ? objs : handles, got_ext, good);
+		ext = got_ext;
+	}
+	/* 2.-3. */
+	taken = hdp_harden_pool_on_free(hp, t, v, these, ext, out, good);
+	for (unsigned i = 0; off && i < taken; i++)
+		out[i] = (char *)out[i] - off;
+	/* 4.-5. */
+	back = taken;
+	if (hdp_unlikely((hdp_view_flags(v) & HDP_HF_PROTECTIONS) || t->holding))
+		back = hold(hp, t, v, out, taken);
+	if (back)
+		hp->ops->stash(hp, t, out, back);
+	return taken;
 }
 
 /*
- * 2. Every object [p, p + n) touches must carry the pointer's tag.
- * Checked here for both backends, so that drop and report can refuse the
- * copy; under MTE the CPU checks the copy again as it happens.
+ * One object, as rte_pktmbuf_free gives them (net_null and many PMDs
+ * free mbuf by mbuf): the same steps without a chunk's arrays and
+ * set-up. Steps that read before the wipe take the chunk's path.
  */
-static int tag_check_copy(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			  struct hdp_harden_view v, const void *p, size_t n)
+static unsigned free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			 struct hdp_harden_view v, void *obj, const struct hdp_extent *ext)
 {
-	struct burst b = burst_begin(hp, t, v);
-	uintptr_t u = (uintptr_t)hdp_untag(p), last = u + n - 1;
-	unsigned ptag = hdp_tag_of(p);
+	void *area = (char *)obj + hp->area_off, *out[STEP];
+	struct hdp_extent e;
+	uint32_t idx;
+	unsigned back = 1;
 
-	/* The match-all tag; and a NULL pointer is bounds' to report, not ours. */
-	if (ptag == 0 || u < HDP_NULL_ZONE)
+	if (hdp_unlikely(reads_before_wipe(hp, v)))
+		return free_chunk(hp, t, v, &obj, ext, 1);
+	if (hdp_unlikely(!object_slot(&hp->layout, hdp_untag(area), &idx))) {
+		report_invalid_free(hp, obj);
 		return 0;
-	if (t)
-		hdp_counter_add(&t->c.n[HDP_C_CHECKS], 1);
-	for (uintptr_t a = u; a <= last && a >= u;) {
-		unsigned mtag = 0;
-		bool known = true;	/* outside the pool, no tag but 0 */
-
-		if (a - b.base < hp->layout.span) {
-			uint64_t m = record(&b, slot_of(&b, (void *)a));
-
-			/* Unknown since this epoch began: nothing to compare with, as at free. */
-			known = m != 0;
-			mtag = (m & META_TAGGED) ? META_TAG(m) : 0;
-		}
-		if (hdp_unlikely(mtag != ptag) && known)
-			return tag_fail(hp, p, a, n, mtag);
-		/* On to the next object's first byte. */
-		a = a - (a - b.base) % b.stride + b.stride;
 	}
-	return 0;
+	if (!ext && hp->ops->extents && (hdp_view_flags(v) & HDP_HF_INIT_USED)) {
+		hp->ops->extents(hp, &obj, &e, 1);
+		ext = &e;
+	}
+	if ((hdp_view_flags(v) & HDP_HF_RECORDS) && !core_free_one(hp, t, v, area, idx, ext))
+		return 0;
+	out[0] = hdp_untag(obj);
+	if ((hdp_view_flags(v) & HDP_HF_PROTECTIONS) || t->holding)
+		back = hold(hp, t, v, out, 1);
+	if (back)
+		hp->ops->stash(hp, t, out, back);
+	return 1;
 }
 
-static int check_copy(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, const void *p,
-		      size_t n, bool into_pool)
+unsigned hdp_harden_pool_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			      void *const *objs, const struct hdp_extent *ext, unsigned n)
 {
 	struct hdp_harden_view v = hdp_harden_pool_view(hp);
-	unsigned flags = hdp_view_flags(v);
-	struct hdp_protection_burst pb;
-	struct hdp_protection_slot *s;
-	int ret;
+	unsigned taken = 0;
 
-	if (n == 0)
-		return 0;
-	if (flags & HDP_HF_BOUNDS) {
-		if (t)
-			hdp_counter_add(&t->c.n[HDP_C_CHECKS], 1);
-		ret = bounds_check(hp, flags, p, n);
-		if (ret)
-			return ret;
+	if (hdp_likely(!(hdp_view_flags(v) & HDP_HF_HOOKS) && !t->holding &&
+		       all_plain_and_owned(hp, objs, n))) {
+		hp->ops->stash(hp, t, objs, n);
+		return n;
 	}
-	if (flags & HDP_HF_TAG) {
-		ret = tag_check_copy(hp, t, v, p, n);
-		if (ret)
-			return ret;
-	}
-	hdp_for_each_hook(s, hp, hdp_view_protections(v), HDP_HOOK_ON_COPY) {
-		hdp_protection_burst_of(s, t, v, &pb);
-		ret = s->reg->p->on_copy(&pb, p, n, into_pool);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	if (n == 1)
+		return free_one(hp, t, v, objs[0], ext);
+	for (unsigned i = 0; i < n; i += STEP)
+		taken += free_chunk(hp, t, v, objs + i, ext ? ext + i : NULL, min_u(n - i, STEP));
+	return taken;
 }
 
-/* Under MTE the CPU checks the copy again as it happens: keep the tag. */
-static inline void *copy_ptr(struct hdp_harden_pool *hp, const void *p)
+void hdp_harden_pool_zero(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void *obj,
+			  const struct hdp_extent *ext, bool freed)
 {
-	return tag_mte_state(hp) == TAG_MTE_YES ? (void *)p : hdp_untag(p);
-}
+	unsigned flags = hdp_view_flags(hdp_harden_pool_view(hp));
+	uint32_t size = (uint32_t)hp->layout.obj_size;
+	struct hdp_extent e = { 0, size };
 
-int hdp_harden_pool_copy_in(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			    void *dst, const void *src, size_t n)
-{
-	int ret = check_copy(hp, t, dst, n, true);
-
-	if (ret == 0 && n)
-		memcpy(copy_ptr(hp, dst), src, n);
-	return ret;
-}
-
-int hdp_harden_pool_copy_out(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			     void *dst, const void *src, size_t n)
-{
-	int ret = check_copy(hp, t, src, n, false);
-
-	if (ret == 0 && n)
-		memcpy(dst, copy_ptr(hp, src), n);
-	return ret;
+	if (!(flags & (freed ? HDP_HF_INIT_FREE : HDP_HF_INIT_ALLOC)))
+		return;
+	if (freed && ext && (flags & HDP_HF_INIT_USED)) {
+		e.end = ext->end < size ? ext->end : size;
+		e.start = ext->start < e.end ? ext->start : e.end;
+	}
+	zero_wipe((char *)obj + hp->area_off + e.start, e.end - e.start);
+	hdp_counter_add(&t->c.n[HDP_C_BYTES_WIPED], e.end - e.start);
 }

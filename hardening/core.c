@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The core described: its keys (HDP_CORE_KEYS, profile.h), counters
- * (HDP_CORE_COUNTERS, harden.h) and violation kinds (HDP_CORE_VIOLATIONS,
- * violation.h) as tables, sliced into the four parts that own them, and
- * the flags a profile turns on. Nothing here runs in a burst: burst.c's
- * steps test the flags.
+ * The key table and the descriptions: every key hdp defines (profile.h),
+ * the counters (harden.h) and violation kinds (violation.h) of the core
+ * and of hdp's own protections beyond it, as tables, sliced into the
+ * parts that own them: the core's four, and quarantine, redzone and
+ * shuffle; and the flags a profile turns on. Nothing here runs in a
+ * burst: burst.c's steps test the flags.
  */
 #include "harden_internal.h"
+#include "protection_internal.h"
 
 /* A CHOICE key's values, in the order of its enum. */
 static const char *const hdp_lookup_choices[] = {
@@ -28,22 +30,26 @@ static const char *const hdp_policy_choices[] = {
 	[HDP_POLICY_REPORT] = "report", NULL,
 };
 
-static const struct hdp_protection_key core_keys[HDP_CK__COUNT] = {
+static const struct hdp_protection_key core_keys[HDP_CK__ALL] = {
 #define KEY(KEY, name, type, ctype, def, lo, hi, choices, doc)                   \
 	[HDP_CK_##KEY] = { #name, HDP_VALUE_##type, choices, lo, hi, def, doc },
 	HDP_CORE_KEYS(KEY)
+	HDP_OWN_KEYS(KEY)
+	HDP_CONFIG_KEYS(KEY)
 #undef KEY
 };
 
-static const struct hdp_protection_name core_counters[HDP_C__CORE] = {
+static const struct hdp_protection_name core_counters[HDP_C__OWN_END] = {
 #define COUNTER(COUNTER, name, doc) [HDP_C_##COUNTER] = { #name, doc },
 	HDP_CORE_COUNTERS(COUNTER)
+	HDP_OWN_COUNTERS(COUNTER)
 #undef COUNTER
 };
 
-static const struct hdp_protection_name core_violations[HDP_V__COUNT] = {
+static const struct hdp_protection_name core_violations[HDP_V__OWN_END] = {
 #define KIND(KIND, name, doc) [HDP_V_##KIND] = { #name, doc },
 	HDP_CORE_VIOLATIONS(KIND)
+	HDP_OWN_VIOLATIONS(KIND)
 #undef KIND
 };
 
@@ -61,6 +67,13 @@ enum {
 	BOUNDS_KINDS = 0 HDP_BOUNDS_VIOLATIONS(ONE),
 	INIT_KINDS = 0 HDP_INIT_VIOLATIONS(ONE),
 	TAG_KINDS = 0 HDP_TAG_VIOLATIONS(ONE),
+	QUARANTINE_KEYS = 0 HDP_QUARANTINE_KEYS(ONE),
+	REDZONE_KEYS = 0 HDP_REDZONE_KEYS(ONE),
+	SHUFFLE_KEYS = 0 HDP_SHUFFLE_KEYS(ONE),
+	QUARANTINE_COUNTERS = 0 HDP_QUARANTINE_COUNTERS(ONE),
+	REDZONE_COUNTERS = 0 HDP_REDZONE_COUNTERS(ONE),
+	SHUFFLE_COUNTERS = 0 HDP_SHUFFLE_COUNTERS(ONE),
+	REDZONE_KINDS = 0 HDP_REDZONE_VIOLATIONS(ONE),
 };
 #undef ONE
 
@@ -98,13 +111,50 @@ const struct hdp_protection hdp_core[HDP_CORE_PARTS] = {
 		SLICE(violations, 0, POOL_KINDS),
 	},
 };
+
+/*
+ * hdp's own protections beyond the core, described as third parties'
+ * are (their names, keys, counters and kinds for every report), run as
+ * steps of the pipeline (quarantine.c, redzone.c, shuffle.c), not
+ * through hooks.
+ */
+#define OWN_KEYS (BOUNDS_KEYS + INIT_KEYS + TAG_KEYS + POOL_KEYS)
+#define OWN_COUNTERS HDP_C__CORE
+#define OWN_KINDS HDP_V__COUNT
+
+const struct hdp_protection hdp_own[HDP_OWN__COUNT] = {
+	[HDP_OWN_QUARANTINE] = {
+		.name = "quarantine",
+		.doc = "freed objects wait behind the next N frees before reuse",
+		SLICE(keys, OWN_KEYS, QUARANTINE_KEYS),
+		SLICE(counters, OWN_COUNTERS, QUARANTINE_COUNTERS),
+	},
+	[HDP_OWN_REDZONE] = {
+		.name = "redzone",
+		.doc = "writes past the end of a frame's data, found at free",
+		SLICE(keys, OWN_KEYS + QUARANTINE_KEYS, REDZONE_KEYS),
+		SLICE(counters, OWN_COUNTERS + QUARANTINE_COUNTERS, REDZONE_COUNTERS),
+		SLICE(violations, OWN_KINDS, REDZONE_KINDS),
+	},
+	[HDP_OWN_SHUFFLE] = {
+		.name = "shuffle",
+		.doc = "a thread's cache hands objects out in a random order",
+		SLICE(keys, OWN_KEYS + QUARANTINE_KEYS + REDZONE_KEYS, SHUFFLE_KEYS),
+		SLICE(counters, OWN_COUNTERS + QUARANTINE_COUNTERS + REDZONE_COUNTERS,
+		      SHUFFLE_COUNTERS),
+	},
+};
 #undef SLICE
+_Static_assert(OWN_KEYS + QUARANTINE_KEYS + REDZONE_KEYS + SHUFFLE_KEYS == HDP_CK__PROFILE,
+	       "hdp's own keys follow the core's in the table");
+_Static_assert(OWN_COUNTERS + QUARANTINE_COUNTERS + REDZONE_COUNTERS + SHUFFLE_COUNTERS ==
+	       HDP_C__OWN_END, "hdp's own counters follow the core's");
 
 uint32_t hdp_core_value(const struct hdp_profile *p, enum hdp_core_key k)
 {
 	switch (k) {
 #define GET(KEY, name, ...) case HDP_CK_##KEY: return (uint32_t)p->name;
-	HDP_CORE_KEYS(GET)
+	HDP_PROFILE_KEYS(GET)
 #undef GET
 	default:
 		return 0;
@@ -115,7 +165,7 @@ void hdp_core_store(struct hdp_profile *p, enum hdp_core_key k, uint32_t v)
 {
 	switch (k) {
 #define SET(KEY, name, type, ctype, ...) case HDP_CK_##KEY: p->name = (ctype)v; break;
-	HDP_CORE_KEYS(SET)
+	HDP_PROFILE_KEYS(SET)
 #undef SET
 	default:
 		break;
@@ -129,19 +179,24 @@ const struct hdp_protection_key *hdp_core_key(enum hdp_core_key k)
 
 int hdp_core_key_find(const char *name)
 {
-	for (int k = 0; k < HDP_CK__COUNT; k++)
+	for (int k = 0; k < HDP_CK__ALL; k++)
 		if (strcmp(core_keys[k].name, name) == 0)
 			return k;
 	return -1;
 }
 
+/* The configuration's keys are init's: init_exclude takes pools out of zeroing. */
 const char *hdp_core_key_part(enum hdp_core_key k)
 {
 	for (unsigned i = 0; i < HDP_CORE_PARTS; i++)
 		if (&core_keys[k] >= hdp_core[i].keys &&
 		    &core_keys[k] < hdp_core[i].keys + hdp_core[i].nkeys)
 			return hdp_core[i].name;
-	return "?";
+	for (unsigned i = 0; i < HDP_OWN__COUNT; i++)
+		if (&core_keys[k] >= hdp_own[i].keys &&
+		    &core_keys[k] < hdp_own[i].keys + hdp_own[i].nkeys)
+			return hdp_own[i].name;
+	return k >= HDP_CK__PROFILE ? "init" : "?";
 }
 
 unsigned hdp_core_flags(const struct hdp_profile *p, uint32_t excluded, size_t obj_size)
@@ -169,6 +224,17 @@ unsigned hdp_core_flags(const struct hdp_profile *p, uint32_t excluded, size_t o
 const char *hdp_core_counter_name(enum hdp_counter c)
 {
 	return core_counters[c].name;
+}
+
+unsigned hdp_own_counter_base(unsigned own)
+{
+	return (unsigned)(hdp_own[own].counters - core_counters);
+}
+
+unsigned hdp_own_violation_base(unsigned own)
+{
+	return hdp_own[own].violations ? (unsigned)(hdp_own[own].violations - core_violations)
+				       : HDP_V__OWN_END;
 }
 
 const char *hdp_core_violation_name(enum hdp_violation_kind kind)

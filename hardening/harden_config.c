@@ -5,6 +5,7 @@
  * list with its built-in entries.
  */
 #include "harden_internal.h"
+#include "protection_internal.h"
 
 #include <hdp/log.h>
 #include <hdp/profile.h>
@@ -136,6 +137,14 @@ static int set_exclude(struct hdp_exclude *ex, const char *value, bool from_stri
 	return 0;
 }
 
+/* Is @key the configuration's list (the key table's LIST key), not a pool's key? */
+static bool is_list(const char *key)
+{
+	int k = hdp_core_key_find(key);
+
+	return k >= 0 && hdp_core_key((enum hdp_core_key)k)->type == HDP_VALUE_LIST;
+}
+
 int hdp_harden_config_set(struct hdp_harden_config *cfg, bool from_string,
 			  const char *pool, const char *key, const char *value,
 			  const char *source, int line)
@@ -145,10 +154,11 @@ int hdp_harden_config_set(struct hdp_harden_config *cfg, bool from_string,
 	const char *why;
 	int ret;
 
-	if (strcmp(key, "init_exclude") == 0) {
+	if (is_list(key)) {
 		if (pool) {
 			config_error(from_string, source, line, pool, key, value,
-				     "init_exclude is one list for all pools: set it in [pool:default] or as a bare key");
+				     "%s is one list for all pools: set it in [pool:default] or "
+				     "as a bare key", key);
 			return -EINVAL;
 		}
 		return set_exclude(&l->exclude, value, from_string, source, line);
@@ -221,8 +231,8 @@ int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
 		}
 		list_refused = false;
 		if (list_item) {
-			errors += hdp_harden_config_set(next, true, NULL, "init_exclude",
-							list, source, list_item) != 0;
+			errors += set_exclude(&next->string.exclude, list, true, source,
+					      list_item) != 0;
 			list_item = 0;
 		}
 		*eq = '\0';
@@ -239,7 +249,7 @@ int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
 			pool = key + 5;
 			key = dot + 1;
 		}
-		if (strcmp(key, "init_exclude") == 0 && !pool) {
+		if (is_list(key) && !pool) {
 			/* Never cut: a list cut short can widen into a glob that matches all. */
 			if (strlen(eq + 1) >= sizeof(list)) {
 				hdp_log(HDP_LOG_ERR, "%s, item %d: init_exclude list longer than %zu characters",
@@ -256,8 +266,7 @@ int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
 						item) != 0;
 	}
 	if (list_item)
-		errors += hdp_harden_config_set(next, true, NULL, "init_exclude", list,
-						source, list_item) != 0;
+		errors += set_exclude(&next->string.exclude, list, true, source, list_item) != 0;
 	if (!errors)
 		*cfg = *next;
 	free(next);
@@ -273,7 +282,7 @@ static void apply(struct hdp_profile *out, const struct hdp_profile *in)
 		hdp_core_store(out, k, hdp_core_value(in, k));
 	}
 	out->set |= in->set;
-	/* The registered protections' keys, one bit each. */
+	/* Third parties' keys, one bit each. */
 	for (uint32_t m = in->pset; m; m &= m - 1)
 		out->pval[__builtin_ctz(m)] = in->pval[__builtin_ctz(m)];
 	out->pset |= in->pset;

@@ -1,19 +1,50 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * A pool's hardening state: computing its effective settings once, when a
- * profile is applied, and publishing them as one word with its epoch; the
- * counters and their snapshot.
+ * A pool's hardening state: set up with its memory described once (its
+ * layout, its region, its guards), its effective settings computed once
+ * when a profile is applied and published as one word with its epoch,
+ * and the values of hdp's own protections beside it.
  */
 #include "harden_internal.h"
 #include "protection_internal.h"
 
 #include <hdp/log.h>
+#include <hdp/region.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/*
+ * The pool's memory described once: registered as a region, this state
+ * its owner, and its guards and gaps watched. 0 or a negative errno.
+ */
+static int watch_memory(struct hdp_harden_pool *hp, const struct hdp_harden_pool_desc *d)
+{
+	int ret;
+
+	if (!d->region.len)
+		return 0;
+	ret = hdp_region_register(&(struct hdp_region_desc){
+		.name = hp->name, .base = d->region.base, .len = d->region.len, .owner = hp,
+	});
+	if (ret < 0) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': cannot register its region: %s", hp->name,
+			strerror(-ret));
+		return ret;
+	}
+	hp->region_id = ret;
+	hp->region_len = d->region.len;
+	ret = guard_watch(hp, d->region.base, d->region.len, d->region.guard);
+	if (ret) {
+		hdp_region_unregister(hp->region_id);
+		hp->region_id = -1;
+	}
+	return ret;
+}
 
 int hdp_harden_pool_init(struct hdp_harden_pool *hp, const struct hdp_harden_pool_desc *d)
 {
@@ -21,19 +52,25 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp, const struct hdp_harden_poo
 	int ret;
 
 	memset(hp, 0, sizeof(*hp));
+	hp->region_id = -1;
+	hp->guard_slot = UINT_MAX;
 	ld.name = d->name;
 	ret = hdp_layout_init(&hp->layout, &ld);
 	if (ret)
 		return ret;
 	hp->name = d->name;
+	hp->ops = d->ops;
+	hp->area_off = d->area_off;
+	hp->objects = d->objects ? d->objects : hp->layout.slots;
+	hp->threads = d->threads;
+	hp->untagged = d->untagged;
 	hp->cold_objects = d->cold_objects;
-	hp->reuse_hooks = d->reuse_hooks;
+	hp->data_at = d->data_at;
 	/* calloc: untouched pages cost nothing until objects are tracked. */
 	hp->meta = calloc(hp->layout.slots, sizeof(*hp->meta));
 	if (!hp->meta || hdp_protection_pool_init(hp)) {
-		free(hp->meta);
-		hdp_layout_fini(&hp->layout);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_layout;
 	}
 	atomic_init(&hp->epoch, 0);
 	atomic_init(&hp->word, (uint64_t)d->on_violation << HDP_WORD_POLICY_SHIFT);
@@ -47,15 +84,34 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp, const struct hdp_harden_poo
 	hp->current.on_violation = d->on_violation;
 	hdp_registry_all_off(&hp->current);
 	snprintf(hp->profile_text, sizeof(hp->profile_text), "none");
+	ret = watch_memory(hp, d);
+	if (!ret && d->config)
+		ret = hdp_harden_pool_configure(hp, d->config);
+	if (ret) {
+		hdp_harden_pool_fini(hp);
+		return ret;
+	}
 	return 0;
+
+err_layout:
+	hdp_protection_pool_fini(hp);
+	free(hp->meta);
+	hp->meta = NULL;
+	hdp_layout_fini(&hp->layout);
+	return ret;
 }
 
 void hdp_harden_pool_fini(struct hdp_harden_pool *hp)
 {
 	if (atomic_load_explicit(&hp->mte, memory_order_relaxed) == TAG_MTE_YES)
 		tag_mte_forget(hp);
+	guard_unwatch(hp);
+	if (hp->region_id >= 0)
+		hdp_region_unregister(hp->region_id);
+	hp->region_id = -1;
 	pthread_mutex_destroy(&hp->apply_lock);
 	hdp_protection_pool_fini(hp);
+	redzone_fini(hp);
 	free(hp->meta);
 	hp->meta = NULL;
 	hdp_layout_fini(&hp->layout);
@@ -92,7 +148,7 @@ static bool core_records_resume(uint64_t old, uint64_t w)
 	return (hdp_view_flags(n) & HDP_HF_RECORDS) && !(hdp_view_flags(o) & HDP_HF_RECORDS);
 }
 
-/* Does it turn a registered protection on? */
+/* Does it turn a protection beyond the core on? */
 static bool protections_resume(uint64_t old, uint64_t w)
 {
 	struct hdp_harden_view o = { old, 0 }, n = { w, 0 };
@@ -101,20 +157,60 @@ static bool protections_resume(uint64_t old, uint64_t w)
 }
 
 /*
- * The registered protections whose hooks this pool calls: a protection
- * that is on but has none here (a quarantine on a DPDK pool, which the
- * driver runs as its reuse queues) keeps its bit, for its keys and its
- * "on", but sends no burst down the hooks' path.
+ * Third parties' protections whose hooks this pool calls: the reuse
+ * hooks (hold, drain, pick) only where there is a back-end to reuse from.
  */
 static uint32_t hooks_run(const struct hdp_harden_pool *hp)
 {
 	uint32_t m = hp->hook_mask[HDP_HOOK_ON_ALLOC] | hp->hook_mask[HDP_HOOK_ON_FREE] |
 		     hp->hook_mask[HDP_HOOK_ON_COPY];
 
-	if (hp->reuse_hooks)
+	if (hp->ops)
 		m |= hp->hook_mask[HDP_HOOK_HOLD] | hp->hook_mask[HDP_HOOK_DRAIN] |
 		     hp->hook_mask[HDP_HOOK_PICK];
 	return m;
+}
+
+/*
+ * hdp's own protections beyond the core that @p turns on, checked against
+ * the pool and set up (nothing is published): their bits, with the
+ * quarantine's depth in effect; or a negative errno, logged.
+ */
+static int prepare_own(struct hdp_harden_pool *hp, const struct hdp_profile *p, uint32_t *mask,
+		       uint32_t *depth)
+{
+	static const char *const names[HDP_OWN__COUNT] = {
+#define NAME(NAME, name) [HDP_OWN_##NAME] = #name,
+		HDP_OWN_PROTECTIONS(NAME)
+#undef NAME
+	};
+	const char *why = NULL;
+	unsigned own = HDP_OWN_QUARANTINE;
+	int ret = quarantine_prepare(hp, p, depth, &why);
+
+	if (!ret) {
+		own = HDP_OWN_REDZONE;
+		ret = redzone_prepare(hp, p, &why);
+	}
+	if (!ret) {
+		own = HDP_OWN_SHUFFLE;
+		ret = shuffle_prepare(hp, p, &why);
+	}
+	if (ret) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': protection %s refused: %s", hp->name, names[own],
+			why);
+		return ret;
+	}
+	*mask = (p->quarantine ? 1u << HDP_OWN_QUARANTINE : 0) |
+		(p->redzone ? 1u << HDP_OWN_REDZONE : 0) | (p->shuffle ? 1u << HDP_OWN_SHUFFLE : 0);
+	return 0;
+}
+
+/* Of hdp's own that are on, those with steps to run in this pool. */
+static uint32_t own_at_work(const struct hdp_harden_pool *hp, uint32_t mask)
+{
+	/* A quarantine needs a back-end to give its objects back to. */
+	return hp->ops ? mask : mask & ~(1u << HDP_OWN_QUARANTINE);
 }
 
 /* 1..65535, as the parser allows; a profile built by hand may say 0. */
@@ -150,6 +246,24 @@ static int attach_tags(struct hdp_harden_pool *hp, const struct hdp_profile *p)
 }
 
 /*
+ * A pool whose objects code outside hdp dereferences (desc.untagged)
+ * takes no tag: auto means off there, a tag asked for by name is
+ * refused. 0, or -EINVAL with @why.
+ */
+static int untagged_rule(const struct hdp_harden_pool *hp, struct hdp_profile *p)
+{
+	if (!hp->untagged || p->tag == HDP_TAG_OFF)
+		return 0;
+	if (p->tag != HDP_TAG_AUTO) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': key 'tag', value '%s': %s", hp->name,
+			hdp_tag_mode_name(p->tag), hp->untagged);
+		return -EINVAL;
+	}
+	p->tag = HDP_TAG_OFF;
+	return 0;
+}
+
+/*
  * Tag off in a pool that handed out tags: are they still kept track of
  * (harden.h)? In memory that took MTE tags, frees must reset them; on a
  * CPU with MTE, a later tag=mte must give each held handle's memory its
@@ -166,14 +280,16 @@ static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 {
 	uint64_t old = atomic_load_explicit(&hp->word, memory_order_relaxed);
 	unsigned flags = hdp_core_flags(p, excluded, hp->layout.obj_size);
-	uint32_t prot_mask;
+	uint32_t own, theirs, depth;
 	uint64_t w;
 	int ret;
 
-	ret = hdp_protection_pool_prepare(hp, p, &prot_mask);
+	ret = prepare_own(hp, p, &own, &depth);
+	if (!ret)
+		ret = hdp_protection_pool_prepare(hp, p, &theirs);
 	if (ret)
 		return ret;
-	if (prot_mask & hooks_run(hp))
+	if (own_at_work(hp, own) || (theirs & hooks_run(hp)))
 		flags |= HDP_HF_PROTECTIONS;
 	if (flags & HDP_HF_TAG) {
 		ret = attach_tags(hp, p);
@@ -187,14 +303,16 @@ static int apply_locked(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 	    (uint64_t)p->on_violation << HDP_WORD_POLICY_SHIFT |
 	    (uint64_t)sample_field(p->tag_sample) << HDP_WORD_SAMPLE_SHIFT |
 	    (uint64_t)sample_field(p->init_check_sample) << HDP_WORD_CHECK_SHIFT |
-	    (uint64_t)prot_mask << HDP_WORD_PROT_SHIFT;
+	    (uint64_t)(own | theirs) << HDP_WORD_PROT_SHIFT;
 	if (core_records_resume(old, w) || protections_resume(old, w)) {
 		ret = begin_epoch(hp, core_records_resume(old, w));
 		if (ret)
 			return ret;
 	}
 	/* Their values first: a burst that sees the word sees them. */
-	hdp_protection_pool_publish(hp, p, prot_mask);
+	atomic_store_explicit(&hp->quarantine_depth, depth, memory_order_relaxed);
+	atomic_store_explicit(&hp->redzone_bytes, p->redzone_bytes, memory_order_relaxed);
+	hdp_protection_pool_publish(hp, p, theirs);
 	hp->applied = true;
 	hp->current = *p;
 	hp->excluded = excluded;
@@ -222,6 +340,8 @@ int hdp_harden_pool_apply(struct hdp_harden_pool *hp, const struct hdp_profile *
 		hdp_log(HDP_LOG_ERR, "pool '%s': %s", hp->name, bad);
 		return -EINVAL;
 	}
+	if (untagged_rule(hp, &norm))
+		return -EINVAL;
 	pthread_mutex_lock(&hp->apply_lock);
 	ret = apply_locked(hp, &norm, excluded, why ? why : "");
 	pthread_mutex_unlock(&hp->apply_lock);
@@ -238,6 +358,11 @@ int hdp_harden_pool_set_key(struct hdp_harden_pool *hp, const char *key,
 	pthread_mutex_lock(&hp->apply_lock);
 	p = hp->current;
 	ret = hdp_profile_set_key(&p, key, value, &why);
+	/* At run time, a tag is asked for by name even as auto. */
+	if (!ret && hp->untagged && p.tag != HDP_TAG_OFF) {
+		why = hp->untagged;
+		ret = -EINVAL;
+	}
 	if (!ret) {
 		/* The same rule as at start-up (profile.c's table). */
 		hdp_profile_normalize(&p);
@@ -259,14 +384,31 @@ int hdp_harden_pool_configure(struct hdp_harden_pool *hp,
 {
 	struct hdp_profile p;
 	char why[128];
-	uint32_t excluded = hdp_harden_config_excluded(cfg, hp->name, why, sizeof(why));
+	uint32_t excluded;
 
+	if (!hdp_pool_name_valid(hp->name)) {
+		hdp_log(HDP_LOG_ERR, "pool '%s': not a name hdp profiles can address", hp->name);
+		return -EINVAL;
+	}
+	excluded = hdp_harden_config_excluded(cfg, hp->name, why, sizeof(why));
 	hdp_harden_config_resolve(cfg, hp->name, &p);
 	return hdp_harden_pool_apply(hp, &p, excluded, why);
 }
 
+void hdp_harden_pool_count_checks(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				  unsigned n)
+{
+	if (!(hdp_view_flags(hdp_harden_pool_view(hp)) & HDP_HF_BOUNDS))
+		return;
+	if (t)
+		hdp_counter_add(&t->c.n[HDP_C_CHECKS], n);
+	else
+		atomic_fetch_add_explicit(&hp->retired.n[HDP_C_CHECKS], n, memory_order_relaxed);
+}
+
 void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t)
 {
+	quarantine_release(t);
 	hdp_protection_tls_release(hp, t);
 	hdp_harden_counters_add(&hp->retired, &t->c);
 	memset(&t->c, 0, sizeof(t->c));

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The hardening part of a pool's report: a snapshot of its state and
- * counters, and that snapshot as JSON and text, from the protections'
- * descriptions (the core's and the registered ones') alone.
+ * counters, and that snapshot as JSON and text (or figure by figure),
+ * from the protections' descriptions (the core's, hdp's own and third
+ * parties') alone.
  */
 #include "harden_internal.h"
 #include "protection_internal.h"
@@ -20,6 +21,7 @@ void hdp_harden_counters_add(struct hdp_harden_counters *sum,
 		hdp_counter_add(&sum->n[i], hdp_counter_read(&c->n[i]));
 	hdp_counter_add(&sum->held_in, hdp_counter_read(&c->held_in));
 	hdp_counter_add(&sum->held_out, hdp_counter_read(&c->held_out));
+	hdp_counter_add(&sum->held_cut_short, hdp_counter_read(&c->held_cut_short));
 }
 
 void hdp_harden_stats_get(struct hdp_harden_pool *hp, const struct hdp_harden_counters *live,
@@ -47,8 +49,12 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp, const struct hdp_harden_co
 		out->tag_check = hdp_tag_check_name((enum hdp_tag_check)hdp_tag_check_in_force(NULL));
 	for (unsigned i = 0; i < HDP_COUNTERS_MAX; i++)
 		out->counters[i] = hdp_counter_read(&sum.n[i]);
-	out->protections = hdp_view_protections(v);
+	out->protections = hdp_registry_listing_mask(hdp_view_protections(v));
 	out->held = hdp_counter_read(&sum.held_in) - hdp_counter_read(&sum.held_out);
+	out->held_cut_short = hdp_counter_read(&sum.held_cut_short);
+	out->quarantine_depth = hdp_view_own(v, HDP_OWN_QUARANTINE)
+				? atomic_load_explicit(&hp->quarantine_depth, memory_order_relaxed)
+				: 0;
 	out->changes = atomic_load(&hp->changes);
 	out->changed_at = atomic_load(&hp->changed_at);
 	pthread_mutex_lock(&hp->apply_lock);
@@ -68,7 +74,7 @@ uint64_t hdp_protection_counter(const struct hdp_harden_stats *h, unsigned i, un
 
 	if (i >= reg->n || c >= reg->r[i].p->ncounters)
 		return 0;
-	return h->counters[HDP_C__CORE + reg->r[i].counter_base + c];
+	return h->counters[reg->r[i].counter_base + c];
 }
 
 void hdp_hflags_format(struct hdp_strbuf *o, unsigned flags)
@@ -175,4 +181,20 @@ void hdp_harden_stats_text(struct hdp_strbuf *o, const struct hdp_harden_stats *
 					  U(h->violations[k]));
 	}
 	hdp_strbuf_printf(o, "%s\n", total ? "" : " none");
+}
+
+void hdp_harden_stats_each(const struct hdp_harden_stats *h, hdp_stats_fn_t fn, void *ctx)
+{
+	const struct hdp_registry *reg = hdp_registry();
+
+	fn(ctx, "on_violation", 0, hdp_policy_name(h->on_violation));
+	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
+		fn(ctx, hdp_violation_name((enum hdp_violation_kind)k), h->violations[k], NULL);
+	for (unsigned i = 0; i < reg->n; i++) {
+		const struct hdp_protection *p = reg->r[i].p;
+
+		fn(ctx, p->name, 0, (h->protections >> i & 1) ? "on" : "off");
+		for (unsigned c = 0; c < p->ncounters; c++)
+			fn(ctx, p->counters[c].name, hdp_protection_counter(h, i, c), NULL);
+	}
 }

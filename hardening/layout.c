@@ -179,7 +179,7 @@ int hdp_layout_init(struct hdp_layout *l, const struct hdp_layout_desc *d)
 		.stride = d->stride, .slots = d->slots,
 		.stride_shift = (d->stride & (d->stride - 1)) ? UINT32_MAX
 							       : (uint32_t)__builtin_ctzl(d->stride),
-		.gap_period = d->gap_period, .gap_objs = d->gap_objs,
+		.gap_period = d->gap_period, .gap_objs = d->gap_objs, .starts = d->starts,
 	};
 	if (d->chunks && d->chunk_count) {
 		ret = take_chunks(l, d);
@@ -188,7 +188,7 @@ int hdp_layout_init(struct hdp_layout *l, const struct hdp_layout_desc *d)
 	}
 	l->stride_magic = stride_magic(l);
 	/* An AF_XDP UMEM, most pools: an object's check is a mask. */
-	l->plain = !l->chunks && l->stride_shift != UINT32_MAX && !l->gap_period;
+	l->plain = !l->chunks && l->stride_shift != UINT32_MAX && !l->gap_period && !l->starts;
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* One profile: its keys, the core's and the registered ones', their values, defaults and text. */
+/* One profile: its keys, the table's and third parties', their values, defaults and text. */
 #include "harden_internal.h"
 #include "protection_internal.h"
 
@@ -13,7 +13,7 @@
 void hdp_profile_defaults(struct hdp_profile *p)
 {
 	*p = (struct hdp_profile){ .set = 0 };
-	for (int k = 0; k < HDP_CK__COUNT; k++)
+	for (int k = 0; k < HDP_CK__PROFILE; k++)
 		hdp_core_store(p, (enum hdp_core_key)k, hdp_core_key((enum hdp_core_key)k)->def);
 	hdp_registry_defaults(p);
 }
@@ -25,6 +25,10 @@ int hdp_profile_set_key(struct hdp_profile *p, const char *key,
 	uint32_t v;
 
 	*why = NULL;
+	if (k >= HDP_CK__PROFILE) {
+		*why = "not a pool's key: one list for all pools, set with the configuration";
+		return -EINVAL;
+	}
 	if (k >= 0) {
 		if (hdp_value_parse(hdp_core_key((enum hdp_core_key)k), value, &v)) {
 			*why = hdp_value_expected(hdp_core_key((enum hdp_core_key)k));
@@ -46,11 +50,11 @@ int hdp_profile_value(const struct hdp_profile *p, const char *key, uint32_t *ou
 	const struct hdp_registered *r;
 	unsigned i;
 
-	if (k >= 0) {
+	if (k >= 0 && k < HDP_CK__PROFILE) {
 		*out = hdp_core_value(p, (enum hdp_core_key)k);
 		return 0;
 	}
-	r = hdp_registry_key_find(key, &i);
+	r = k < 0 ? hdp_registry_key_find(key, &i) : NULL;
 	if (!r)
 		return -ENOENT;
 	*out = p->pval[r->key_base + i];
@@ -62,16 +66,19 @@ int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len)
 	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
 	const struct hdp_registry *reg = hdp_registry();
 
-	for (int k = 0; k < HDP_CK__COUNT; k++) {
+	for (int k = 0; k < HDP_CK__PROFILE; k++) {
 		hdp_strbuf_printf(&o, "%s", k ? "," : "");
 		hdp_value_format(&o, hdp_core_key((enum hdp_core_key)k),
 				 hdp_core_value(p, (enum hdp_core_key)k));
 	}
-	for (unsigned i = 0; i < reg->n; i++)
-		for (unsigned k = 0; k < reg->r[i].p->nkeys; k++) {
+	for (unsigned i = 0; i < reg->nplugins; i++) {
+		const struct hdp_registered *r = reg->plugin[i];
+
+		for (unsigned k = 0; k < r->p->nkeys; k++) {
 			hdp_strbuf_printf(&o, ",");
-			hdp_value_format(&o, &reg->r[i].p->keys[k], p->pval[reg->r[i].key_base + k]);
+			hdp_value_format(&o, &r->p->keys[k], p->pval[r->key_base + k]);
 		}
+	}
 	return (int)o.used;
 }
 
@@ -165,16 +172,14 @@ int hdp_profile_keys_describe(char *buf, size_t len)
 	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
 	const struct hdp_registry *reg = hdp_registry();
 
-	for (int k = 0; k < HDP_CK__COUNT; k++) {
-		hdp_key_describe(&o, hdp_core_key_part((enum hdp_core_key)k),
-				 hdp_core_key((enum hdp_core_key)k));
-		/* A list, which no key type holds: its lines by hand, after init's. */
-		if (k == HDP_CK_INIT_CHECK_EXTENT)
-			hdp_key_describe_line(&o, "init_exclude", "init", "default",
-					      "default, none, or pool names and globs, "
-					      "comma-separated",
-					      "pools that are not zeroed: one list for all pools; "
-					      "none drops the built-in exclusions");
+	/* The core's parts, the configuration's keys beside their part's; then the listing. */
+	for (unsigned i = 0; i < HDP_CORE_PARTS; i++) {
+		for (unsigned k = 0; k < hdp_core[i].nkeys; k++)
+			hdp_key_describe(&o, hdp_core[i].name, &hdp_core[i].keys[k]);
+		for (int k = HDP_CK__PROFILE; k < HDP_CK__ALL; k++)
+			if (strcmp(hdp_core_key_part((enum hdp_core_key)k), hdp_core[i].name) == 0)
+				hdp_key_describe(&o, hdp_core[i].name,
+						 hdp_core_key((enum hdp_core_key)k));
 	}
 	for (unsigned i = 0; i < reg->n; i++)
 		for (unsigned k = 0; k < reg->r[i].p->nkeys; k++)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Profiles from an INI file (libinih). libinih does not tell its handler
- * the line number, so the reader counts lines as it hands them over.
+ * Profiles from an INI file (libinih), and a configuration completed from
+ * a file and a string at once (hdp_harden_config_from). libinih does not
+ * tell its handler the line number, so the reader counts lines as it
+ * hands them over.
  */
 #include <hdp/log.h>
 #include <hdp/profile.h>
@@ -359,3 +361,14 @@ int hdp_harden_config_load_file(struct hdp_harden_config *cfg, const char *path,
 	return -EOPNOTSUPP;
 }
 #endif
+
+int hdp_harden_config_from(struct hdp_harden_config *cfg, const char *file, const char *spec,
+			   const char *spec_source)
+{
+	cfg->any_pool = true;
+	if (file && *file && hdp_harden_config_load_file(cfg, file, NULL, NULL))
+		return -EINVAL;
+	if (spec && *spec && hdp_harden_config_parse_string(cfg, spec, spec_source))
+		return -EINVAL;
+	return hdp_harden_config_validate(cfg);
+}

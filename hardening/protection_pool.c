@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The registered protections in one pool: their state, their values as
- * applied, and the reuse hooks (hold, drain, pick) the pool calls; the
- * burst hooks run from burst.c, through the same iterator.
+ * Third parties' protections in one pool: their state, their values as
+ * applied, and their reuse hooks (hold, drain, pick), which the pipeline
+ * calls after hdp's own quarantine and shuffle; their burst hooks run
+ * from burst.c, through the same iterator.
  */
 #include "harden_internal.h"
 #include "protection_internal.h"
@@ -21,19 +22,19 @@ int hdp_protection_pool_init(struct hdp_harden_pool *hp)
 
 	hp->prot = NULL;
 	memcpy(hp->hook_mask, reg->hook_mask, sizeof(hp->hook_mask));
-	if (!reg->n)
+	if (!reg->nplugins)
 		return 0;
-	hp->prot = calloc(reg->n, sizeof(*hp->prot));
+	hp->prot = calloc(reg->nplugins, sizeof(*hp->prot));
 	if (!hp->prot)
 		return -ENOMEM;
-	for (unsigned i = 0; i < reg->n; i++) {
+	for (unsigned i = 0; i < reg->nplugins; i++) {
 		struct hdp_protection_slot *s = &hp->prot[i];
 
-		s->reg = &reg->r[i];
+		s->reg = reg->plugin[i];
 		s->pp = (struct hdp_protection_pool){
 			.hp = hp, .layout = &hp->layout, .name = hp->name,
 			.obj_size = hp->layout.obj_size, .obj_count = hp->layout.slots,
-			.reuse_hooks = hp->reuse_hooks,
+			.reuse_hooks = hp->ops != NULL,
 		};
 		atomic_init(&s->packed, 0);
 	}
@@ -42,7 +43,7 @@ int hdp_protection_pool_init(struct hdp_harden_pool *hp)
 
 void hdp_protection_pool_fini(struct hdp_harden_pool *hp)
 {
-	unsigned n = hdp_registry()->n;
+	unsigned n = hdp_registry()->nplugins;
 
 	for (unsigned i = 0; hp->prot && i < n; i++) {
 		struct hdp_protection_slot *s = &hp->prot[i];
@@ -57,7 +58,7 @@ void hdp_protection_pool_fini(struct hdp_harden_pool *hp)
 int hdp_protection_pool_prepare(struct hdp_harden_pool *hp, const struct hdp_profile *p,
 				uint32_t *mask)
 {
-	unsigned n = hdp_registry()->n;
+	unsigned n = hdp_registry()->nplugins;
 
 	*mask = 0;
 	for (unsigned i = 0; hp->prot && i < n; i++) {
@@ -78,7 +79,7 @@ int hdp_protection_pool_prepare(struct hdp_harden_pool *hp, const struct hdp_pro
 			}
 		}
 		s->attached = true;
-		*mask |= 1u << i;
+		*mask |= 1u << s->reg->bit;
 	}
 	return 0;
 }
@@ -87,7 +88,7 @@ void hdp_protection_pool_publish(struct hdp_harden_pool *hp, const struct hdp_pr
 				 uint32_t mask)
 {
 	for (uint32_t m = mask; m; m &= m - 1) {
-		struct hdp_protection_slot *s = &hp->prot[__builtin_ctz(m)];
+		struct hdp_protection_slot *s = &hp->prot[__builtin_ctz(m) - HDP_OWN__COUNT];
 
 		atomic_store_explicit(&s->packed, hdp_registry_pack(s->reg, p->pval),
 				      memory_order_release);
@@ -96,8 +97,10 @@ void hdp_protection_pool_publish(struct hdp_harden_pool *hp, const struct hdp_pr
 
 bool hdp_protection_on(struct hdp_harden_pool *hp, unsigned i)
 {
-	return i < HDP_PROTECTIONS_MAX &&
-	       (hdp_view_protections(hdp_harden_pool_view(hp)) >> i & 1);
+	const struct hdp_registry *reg = hdp_registry();
+
+	return i < reg->n &&
+	       (hdp_view_protections(hdp_harden_pool_view(hp)) >> reg->r[i].bit & 1);
 }
 
 void hdp_protection_thread_state_free(const struct hdp_protection_burst *b)
@@ -106,17 +109,17 @@ void hdp_protection_thread_state_free(const struct hdp_protection_burst *b)
 	*b->thread_state = NULL;
 }
 
-/* Note whether protection @i keeps state for this thread. */
-static inline void note_holding(struct hdp_harden_tls *t, unsigned i)
+/* Note whether the protection at word bit @bit keeps state for this thread. */
+static inline void note_holding(struct hdp_harden_tls *t, unsigned bit)
 {
-	if (t->prot_state[i])
-		t->holding |= 1u << i;
+	if (t->prot_state[bit])
+		t->holding |= 1u << bit;
 	else
-		t->holding &= ~(1u << i);
+		t->holding &= ~(1u << bit);
 }
 
-unsigned hdp_harden_pool_hold(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			      struct hdp_harden_view v, void **objs, unsigned n, unsigned cap)
+unsigned hdp_plugins_hold(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			  struct hdp_harden_view v, void **objs, unsigned n, unsigned cap)
 {
 	uint32_t on = hdp_view_protections(v);
 	struct hdp_protection_burst b;
@@ -125,11 +128,11 @@ unsigned hdp_harden_pool_hold(struct hdp_harden_pool *hp, struct hdp_harden_tls 
 
 	hdp_for_each_hook(s, hp, on | t->holding, HDP_HOOK_HOLD) {
 		hdp_protection_burst_of(s, t, v, &b);
-		if (on >> s->reg->index & 1)
+		if (on >> s->reg->bit & 1)
 			n = s->reg->p->hold(&b, objs, n, cap);
 		else	/* turned off: give back what it kept, a burst at a time */
 			n += s->reg->p->drain(&b, objs + n, cap - n);
-		note_holding(t, s->reg->index);
+		note_holding(t, s->reg->bit);
 	}
 	/* What went into keeping, and what came out (the pool's "held"). */
 	if (n < in)
@@ -139,8 +142,8 @@ unsigned hdp_harden_pool_hold(struct hdp_harden_pool *hp, struct hdp_harden_tls 
 	return n;
 }
 
-unsigned hdp_harden_pool_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			       void **out, unsigned max)
+unsigned hdp_plugins_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void **out,
+			   unsigned max)
 {
 	struct hdp_harden_view v = hdp_harden_pool_view(hp);
 	struct hdp_protection_burst b;
@@ -157,13 +160,8 @@ unsigned hdp_harden_pool_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls
 	return got;
 }
 
-bool hdp_harden_pool_picks(const struct hdp_harden_pool *hp, struct hdp_harden_view v)
-{
-	return hdp_view_protections(v) & hp->hook_mask[HDP_HOOK_PICK];
-}
-
-void hdp_harden_pool_pick(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			  struct hdp_harden_view v, void **stack, unsigned len, unsigned n)
+void hdp_plugins_pick(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+		      struct hdp_harden_view v, void **stack, unsigned len, unsigned n)
 {
 	struct hdp_protection_burst b;
 	struct hdp_protection_slot *s;
@@ -177,18 +175,18 @@ void hdp_harden_pool_pick(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 void hdp_protection_tls_release(struct hdp_harden_pool *hp, struct hdp_harden_tls *t)
 {
 	struct hdp_harden_view v = hdp_harden_pool_view(hp);
-	unsigned n = hdp_registry()->n;
+	unsigned n = hdp_registry()->nplugins;
 	struct hdp_protection_burst b;
 
 	for (unsigned i = 0; hp->prot && i < n; i++) {
 		struct hdp_protection_slot *s = &hp->prot[i];
 
-		if (!t->prot_state[i])
+		if (!t->prot_state[s->reg->bit])
 			continue;
 		hdp_protection_burst_of(s, t, v, &b);
 		if (s->reg->p->thread_release)
 			s->reg->p->thread_release(&b);
-		t->prot_state[i] = NULL;
+		t->prot_state[s->reg->bit] = NULL;
 	}
 	t->holding = 0;
 }

@@ -19,7 +19,7 @@
  * init_on_free=used writes zeros), and the whole object once per
  * epoch. A frame freed without a write extent is not checked.
  */
-#include <hdp/protection.h>
+#include "harden_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,11 +27,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-enum { KEY_ON, KEY_BYTES };
-enum { C_CHECKED, C_BYTES_CHECKED, C_UNCHECKED };
-enum { V_OVERWRITTEN };
-
-struct redzone_pool {
+struct hdp_redzone {
 	uint32_t *armed;	/* per object: era << 1 | canary, 0: nothing known */
 	/*
 	 * Eight random bytes, none zero, repeated along the object: an
@@ -59,9 +55,8 @@ static inline uint8_t pattern_byte(uint64_t pattern, size_t off)
 
 /*
  * A burst's epoch in the 31 bits a record keeps: the protections' epoch
- * is 1..2^31 - 1 while one is on, and never reused (harden.h). (Folding a
- * 48-bit epoch into 31 bits once took records 2^31 - 1 epochs apart for
- * each other.)
+ * is 1..2^31 - 1 while one is on, and never reused (harden.h), so a
+ * record's era names one epoch alone.
  */
 static inline uint32_t era_of(uint64_t epoch)
 {
@@ -119,8 +114,8 @@ static void fill(unsigned char *obj, size_t off, size_t n, uint64_t pattern)
 		obj[off + i] = pattern_byte(pattern, off + i);
 }
 
-HDP_COLD static void report(const struct hdp_protection_burst *b, unsigned char *obj,
-			    uint32_t end, size_t first, size_t len, uint64_t pattern)
+HDP_COLD static void report(struct hdp_harden_pool *hp, unsigned char *obj, uint32_t end,
+			    size_t first, size_t len, uint64_t pattern)
 {
 	char detail[128];
 
@@ -128,32 +123,33 @@ HDP_COLD static void report(const struct hdp_protection_burst *b, unsigned char 
 		 "byte %zu written, %zu past the end of the data (which ends at byte %u); "
 		 "it should hold %s", (size_t)end + first, first + 1, end,
 		 pattern ? "the canary" : "zero");
-	hdp_protection_violation(b, V_OVERWRITTEN, obj + end + first,
-				 b->pool->obj_size, detail);
+	hdp_harden_pool_violation(hp, HDP_V_REDZONE_OVERWRITTEN, obj + end + first,
+				  hp->layout.obj_size, detail);
 	/* The policy let it go on: put the window back for the next owner. */
 	fill(obj, end + first, len - first, pattern);
 }
 
 #define PREFETCH_AHEAD 8
 
-static inline void prefetch_window(const struct hdp_protection_burst *b, void *obj,
-				   uint32_t end)
+static inline void prefetch_window(void *obj, uint32_t end, uint32_t bytes)
 {
 	const char *w = (const char *)hdp_deref(obj) + end;
 
 	__builtin_prefetch(w);
-	__builtin_prefetch(w + b->values[KEY_BYTES] - 1);
+	__builtin_prefetch(w + bytes - 1);
 }
 
-static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *const *objs,
-				const struct hdp_extent *ext, unsigned n)
+void redzone_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+		     struct hdp_harden_view v, void *const *objs, const struct hdp_extent *ext,
+		     unsigned n, uint64_t refused)
 {
-	struct redzone_pool *rz = b->pool->state;
-	size_t size = b->pool->obj_size;
-	/* The built-in wipe runs after this and leaves the whole object zero. */
-	bool zeroed = b->core_flags & HDP_HF_INIT_FREE;
-	uint32_t gen = era_of(b->epoch);
-	uint64_t checked = 0, bytes = 0, unchecked = 0;
+	struct hdp_redzone *rz = hp->redzone;
+	size_t size = hp->layout.obj_size;
+	uint32_t bytes = atomic_load_explicit(&hp->redzone_bytes, memory_order_relaxed);
+	/* The core's wipe runs after this and leaves the whole object zero. */
+	bool zeroed = hdp_view_flags(v) & HDP_HF_INIT_FREE;
+	uint32_t gen = era_of(v.epoch);
+	uint64_t checked = 0, checked_bytes = 0, unchecked = 0;
 
 	/*
 	 * Nobody touched the window since the last free: its lines are cold.
@@ -161,17 +157,17 @@ static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *cons
 	 * ahead, so that misses overlap without flooding the fill buffers.
 	 */
 	for (unsigned i = 0; ext && i < n && i < PREFETCH_AHEAD; i++)
-		prefetch_window(b, objs[i], ext[i].end);
+		prefetch_window(objs[i], ext[i].end, bytes);
 	for (unsigned i = 0; i < n; i++) {
 		unsigned char *obj = hdp_deref(objs[i]);
 
 		if (ext && i + PREFETCH_AHEAD < n)
-			prefetch_window(b, objs[i + PREFETCH_AHEAD], ext[i + PREFETCH_AHEAD].end);
+			prefetch_window(objs[i + PREFETCH_AHEAD], ext[i + PREFETCH_AHEAD].end, bytes);
 		uint32_t idx, a, end, start;
 		size_t in_slot, len, first;
 
-		if ((b->refused >> i & 1) ||
-		    !hdp_layout_slot(b->pool->layout, (uintptr_t)hdp_untag(objs[i]), &idx, &in_slot))
+		if ((refused >> i & 1) ||
+		    !hdp_layout_slot(&hp->layout, (uintptr_t)hdp_untag(objs[i]), &idx, &in_slot))
 			continue;
 		a = rz->armed[idx];
 		if (!ext) {
@@ -185,12 +181,12 @@ static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *cons
 		if (armed_now(a, gen)) {
 			uint64_t pat = (a & 1) ? rz->canary : 0;
 
-			len = size - end < b->values[KEY_BYTES] ? size - end : b->values[KEY_BYTES];
+			len = size - end < bytes ? size - end : bytes;
 			first = first_other(obj, end, len, pat);
 			if (hdp_unlikely(first < len))
-				report(b, obj, end, first, len, pat);
+				report(hp, obj, end, first, len, pat);
 			checked++;
-			bytes += len;
+			checked_bytes += len;
 		} else {
 			unchecked++;
 		}
@@ -205,39 +201,43 @@ static uint64_t redzone_on_free(const struct hdp_protection_burst *b, void *cons
 			fill(obj, 0, size, rz->canary);
 		rz->armed[idx] = gen << 1 | 1;
 	}
-	hdp_protection_count(b, C_CHECKED, checked);
-	hdp_protection_count(b, C_BYTES_CHECKED, bytes);
-	hdp_protection_count(b, C_UNCHECKED, unchecked);
-	return 0;
+	if (t) {
+		hdp_counter_add(&t->c.n[HDP_C_REDZONE_CHECKS], checked);
+		hdp_counter_add(&t->c.n[HDP_C_REDZONE_BYTES_CHECKED], checked_bytes);
+		hdp_counter_add(&t->c.n[HDP_C_REDZONE_UNCHECKED], unchecked);
+	}
 }
 
 /* init_on_alloc zeroed the canary away: the window now holds zeros. */
-static void redzone_on_alloc(const struct hdp_protection_burst *b, void **objs, unsigned n)
+void redzone_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_view v, void **objs,
+		      unsigned n)
 {
-	struct redzone_pool *rz = b->pool->state;
-	uint32_t idx;
+	struct hdp_redzone *rz = hp->redzone;
+	uint32_t idx, gen = era_of(v.epoch);
 	size_t in_slot;
 
-	if (!(b->core_flags & HDP_HF_INIT_ALLOC))
+	if (!(hdp_view_flags(v) & HDP_HF_INIT_ALLOC))
 		return;
 	for (unsigned i = 0; i < n; i++)
-		if (hdp_layout_slot(b->pool->layout, (uintptr_t)hdp_untag(objs[i]), &idx, &in_slot) &&
-		    armed_now(rz->armed[idx], era_of(b->epoch)))
-			rz->armed[idx] = era_of(b->epoch) << 1;
+		if (hdp_layout_slot(&hp->layout, (uintptr_t)hdp_untag(objs[i]), &idx, &in_slot) &&
+		    armed_now(rz->armed[idx], gen))
+			rz->armed[idx] = gen << 1;
 }
 
-static int redzone_attach(struct hdp_protection_pool *pp, const uint32_t *values,
-			  const char **why)
+/*
+ * Its records, the first time it is turned on in the pool; they stay
+ * until the pool goes (a burst in flight never sees them freed).
+ */
+int redzone_prepare(struct hdp_harden_pool *hp, const struct hdp_profile *p, const char **why)
 {
-	struct redzone_pool *rz = pp->state;
+	struct hdp_redzone *rz;
 	uint64_t c = 0;
 
-	(void)values;
-	if (rz)
+	if (!p->redzone || hp->redzone)
 		return 0;
 	rz = calloc(1, sizeof(*rz));
 	if (rz)
-		rz->armed = calloc(pp->obj_count, sizeof(*rz->armed));
+		rz->armed = calloc(hp->layout.slots, sizeof(*rz->armed));
 	if (!rz || !rz->armed) {
 		free(rz);
 		*why = "no memory for its per-object records";
@@ -250,51 +250,16 @@ static int redzone_attach(struct hdp_protection_pool *pp, const uint32_t *values
 		if (!pattern_byte(c, j))
 			c |= UINT64_C(0xa5) << j * 8;
 	rz->canary = c;
-	pp->state = rz;
+	hp->redzone = rz;
 	return 0;
 }
 
-static void redzone_detach(struct hdp_protection_pool *pp)
+void redzone_fini(struct hdp_harden_pool *hp)
 {
-	struct redzone_pool *rz = pp->state;
+	struct hdp_redzone *rz = hp->redzone;
 
 	if (rz)
 		free(rz->armed);
 	free(rz);
-	pp->state = NULL;
+	hp->redzone = NULL;
 }
-
-static const struct hdp_protection_key redzone_keys[] = {
-	[KEY_ON] = { "redzone", HDP_VALUE_BOOL, .def = 0,
-		     .doc = "check, at free, that the bytes past the end of a frame's data "
-			    "were not written" },
-	[KEY_BYTES] = { "redzone_bytes", HDP_VALUE_SIZE, .min = 1, .max = 65535, .def = 64,
-			.doc = "how many bytes past the end of the data are checked (at most "
-			       "to the end of the object)" },
-};
-
-static const struct hdp_protection_name redzone_counters[] = {
-	[C_CHECKED] = { "redzone_checks", "frees whose window was checked" },
-	[C_BYTES_CHECKED] = { "redzone_bytes_checked", "bytes read in those windows" },
-	[C_UNCHECKED] = { "redzone_unchecked",
-			  "frees not checked: the first in an epoch, or without a "
-			  "write extent" },
-};
-
-static const struct hdp_protection_name redzone_violations[] = {
-	[V_OVERWRITTEN] = { "redzone_overwritten",
-			    "bytes past the end of a frame's data were written" },
-};
-
-
-const struct hdp_protection hdp_redzone = {
-	.name = "redzone",
-	.doc = "writes past the end of a frame's data, found at free",
-	.keys = redzone_keys, .nkeys = HDP_ARRAY_SIZE(redzone_keys),
-	.counters = redzone_counters, .ncounters = HDP_ARRAY_SIZE(redzone_counters),
-	.violations = redzone_violations, .nviolations = HDP_ARRAY_SIZE(redzone_violations),
-	.attach = redzone_attach,
-	.detach = redzone_detach,
-	.on_alloc = redzone_on_alloc,
-	.on_free = redzone_on_free,
-};

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The registry of protections: hdp's own (redzone, quarantine, shuffle)
- * and those an application registers before hdp first uses it, each
- * description checked field by field before anything reads it, then
- * sorted by name, with their keys, counters and violation kinds numbered;
- * and their keys in profiles.
+ * The registry of the protections beyond the core: hdp's own (quarantine,
+ * redzone, shuffle: described in core.c, their keys in the key table,
+ * run as steps of the pipeline) and those an application registers before
+ * hdp first uses it (run through their hooks), each third party's
+ * description checked field by field before anything reads it; listed
+ * together by name, third parties' keys, counters and violation kinds
+ * numbered after hdp's own; and third parties' keys in profiles.
  */
 #include "harden_internal.h"
 #include "protection_internal.h"
@@ -16,12 +18,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-extern const struct hdp_protection hdp_quarantine, hdp_redzone, hdp_shuffle;
-
-static const struct hdp_protection *const own[] = {
-	&hdp_quarantine, &hdp_redzone, &hdp_shuffle,
-};
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct hdp_protection *given[HDP_PROTECTIONS_MAX];
@@ -101,10 +97,10 @@ static const char *key_problem(const struct hdp_protection_key *k)
 	return "a key of unknown type";
 }
 
-/* Is key @name taken, by the core or by one of @n protections? */
+/* Is key @name taken, by the key table or by one of @n third parties? */
 static bool key_taken(const char *name, const struct hdp_protection *const *p, unsigned n)
 {
-	if (hdp_core_key_find(name) >= 0 || strcmp(name, "init_exclude") == 0)
+	if (hdp_core_key_find(name) >= 0)
 		return true;
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned k = 0; k < p[i]->nkeys; k++)
@@ -115,7 +111,7 @@ static bool key_taken(const char *name, const struct hdp_protection *const *p, u
 
 static bool kind_taken(const char *name, const struct hdp_protection *const *p, unsigned n)
 {
-	for (unsigned k = 0; k < HDP_V__COUNT; k++)
+	for (unsigned k = 0; k < HDP_V__OWN_END; k++)
 		if (strcmp(hdp_core_violation_name((enum hdp_violation_kind)k), name) == 0)
 			return true;
 	for (unsigned i = 0; i < n; i++)
@@ -145,14 +141,30 @@ static const char *names_problem(const struct hdp_protection_name *names, unsign
 	return NULL;
 }
 
+/* Is @name hdp's: a part of the core, or one of its own protections? */
+static const char *name_clash(const char *name)
+{
+	for (unsigned i = 0; i < HDP_CORE_PARTS; i++)
+		if (strcmp(hdp_core[i].name, name) == 0)
+			return "a core protection has its name";
+	for (unsigned i = 0; i < HDP_OWN__COUNT; i++)
+		if (strcmp(hdp_own[i].name, name) == 0)
+			return "another protection has its name";
+	return NULL;
+}
+
+/* The budgets hdp's own protections share with third parties'. */
+#define OWN_COUNTERS (HDP_C__OWN_END - HDP_C__CORE)
+#define OWN_KINDS (HDP_V__OWN_END - HDP_V__COUNT)
+
 /*
- * Why @p cannot join the @n protections @others, or NULL. Each field is
- * checked before the next one is read by what follows.
+ * Why third party @p cannot join the @n third parties @others, or NULL.
+ * Each field is checked before the next one is read by what follows.
  */
 static const char *problem(const struct hdp_protection *p, const struct hdp_protection *const *others,
 			   unsigned n)
 {
-	unsigned bits = 0, keys = 0, counters = 0, kinds = 0;
+	unsigned bits = 0, keys = 0, counters = OWN_COUNTERS, kinds = OWN_KINDS;
 	const char *why;
 
 	if (!name_ok(p->name, false))
@@ -160,10 +172,10 @@ static const char *problem(const struct hdp_protection *p, const struct hdp_prot
 	for (unsigned i = 0; i < n; i++)
 		if (strcmp(others[i]->name, p->name) == 0)
 			return "another protection has its name";
-	for (unsigned i = 0; i < HDP_CORE_PARTS; i++)
-		if (strcmp(hdp_core[i].name, p->name) == 0)
-			return "a core protection has its name";
-	if (n >= HDP_PROTECTIONS_MAX)
+	why = name_clash(p->name);
+	if (why)
+		return why;
+	if (HDP_OWN__COUNT + n >= HDP_PROTECTIONS_MAX)
 		return "too many protections";
 	if (p->nkeys < 1 || p->nkeys > HDP_PROT_KEYS_MAX || !p->keys)
 		return "it needs 1 to 8 keys (the first turns it on)";
@@ -206,20 +218,17 @@ static const char *problem(const struct hdp_protection *p, const struct hdp_prot
 
 int hdp_protection_register(const struct hdp_protection *p)
 {
-	const struct hdp_protection *all[HDP_PROTECTIONS_MAX + HDP_ARRAY_SIZE(own)];
 	const char *why = NULL;
 	int ret = 0;
 
 	pthread_mutex_lock(&lock);
-	memcpy(all, own, sizeof(own));
-	memcpy(all + HDP_ARRAY_SIZE(own), given, ngiven * sizeof(*given));
 	if (!p)
 		why = "its description is NULL";
 	else if (frozen)
 		why = "too late: hdp already uses its registry (register before the first pool, "
 		      "profile or key list)";
 	else
-		why = problem(p, all, HDP_ARRAY_SIZE(own) + ngiven);
+		why = problem(p, given, ngiven);
 	if (why) {
 		hdp_log(HDP_LOG_ERR, "protection '%s' is not registered: %s",
 			p && p->name && name_ok(p->name, false) ? p->name : "(no valid name)", why);
@@ -239,15 +248,36 @@ static int by_name(const void *a, const void *b)
 	return strcmp((*x)->name, (*y)->name);
 }
 
+/* hdp's own, by its description: its bit, counters and kinds are fixed. */
+static bool own_index(const struct hdp_protection *p, unsigned *own)
+{
+	for (unsigned i = 0; i < HDP_OWN__COUNT; i++)
+		if (p == &hdp_own[i]) {
+			*own = i;
+			return true;
+		}
+	return false;
+}
+
 static void number(const struct hdp_protection *p)
 {
 	struct hdp_registered *r = &registry.r[registry.n];
-	unsigned shift = 0;
+	unsigned shift = 0, own, bit;
 
-	*r = (struct hdp_registered){
-		.p = p, .index = registry.n, .key_base = registry.nkeys,
-		.counter_base = registry.ncounters, .violation_base = registry.nviolations,
-	};
+	*r = (struct hdp_registered){ .p = p, .index = registry.n };
+	if (own_index(p, &own)) {
+		r->own = true;
+		r->bit = own;
+		r->counter_base = hdp_own_counter_base(own);
+		r->violation_base = hdp_own_violation_base(own);
+		registry.n++;
+		return;
+	}
+	bit = HDP_OWN__COUNT + registry.nplugins;
+	r->bit = bit;
+	r->key_base = registry.nkeys;
+	r->counter_base = HDP_C__OWN_END + registry.ncounters;
+	r->violation_base = HDP_V__OWN_END + registry.nviolations;
 	for (unsigned k = 0; k < p->nkeys; k++) {
 		r->shift[k] = (uint8_t)shift;
 		r->bits[k] = (uint8_t)key_bits(&p->keys[k]);
@@ -257,37 +287,30 @@ static void number(const struct hdp_protection *p)
 	registry.ncounters += p->ncounters;
 	registry.nviolations += p->nviolations;
 	if (p->on_alloc)
-		registry.hook_mask[HDP_HOOK_ON_ALLOC] |= 1u << registry.n;
+		registry.hook_mask[HDP_HOOK_ON_ALLOC] |= 1u << bit;
 	if (p->on_free)
-		registry.hook_mask[HDP_HOOK_ON_FREE] |= 1u << registry.n;
+		registry.hook_mask[HDP_HOOK_ON_FREE] |= 1u << bit;
 	if (p->on_copy)
-		registry.hook_mask[HDP_HOOK_ON_COPY] |= 1u << registry.n;
+		registry.hook_mask[HDP_HOOK_ON_COPY] |= 1u << bit;
 	if (p->hold)
-		registry.hook_mask[HDP_HOOK_HOLD] |= 1u << registry.n;
+		registry.hook_mask[HDP_HOOK_HOLD] |= 1u << bit;
 	if (p->drain)
-		registry.hook_mask[HDP_HOOK_DRAIN] |= 1u << registry.n;
+		registry.hook_mask[HDP_HOOK_DRAIN] |= 1u << bit;
 	if (p->pick)
-		registry.hook_mask[HDP_HOOK_PICK] |= 1u << registry.n;
+		registry.hook_mask[HDP_HOOK_PICK] |= 1u << bit;
+	registry.plugin[registry.nplugins++] = r;
 	registry.n++;
 }
 
-/* hdp's own were checked as the others were; one that fails is a bug of ours, logged. */
 static void build(void)
 {
-	const struct hdp_protection *all[HDP_PROTECTIONS_MAX + HDP_ARRAY_SIZE(own)];
+	const struct hdp_protection *all[HDP_PROTECTIONS_MAX + HDP_OWN__COUNT];
 	unsigned n = 0;
 
 	pthread_mutex_lock(&lock);
 	frozen = true;
-	for (unsigned i = 0; i < HDP_ARRAY_SIZE(own); i++) {
-		const char *why = problem(own[i], all, n);
-
-		if (why)
-			hdp_log(HDP_LOG_ERR, "protection '%s' is not registered: %s",
-				own[i]->name, why);
-		else
-			all[n++] = own[i];
-	}
+	for (unsigned i = 0; i < HDP_OWN__COUNT; i++)
+		all[n++] = &hdp_own[i];
 	memcpy(all + n, given, ngiven * sizeof(*given));
 	n += ngiven;
 	pthread_mutex_unlock(&lock);
@@ -324,15 +347,26 @@ const struct hdp_protection *hdp_protection_find(const char *name)
 	return NULL;
 }
 
+uint32_t hdp_registry_listing_mask(uint32_t word_bits)
+{
+	const struct hdp_registry *reg = hdp_registry();
+	uint32_t m = 0;
+
+	for (unsigned i = 0; i < reg->n; i++)
+		if (word_bits >> reg->r[i].bit & 1)
+			m |= 1u << i;
+	return m;
+}
+
 const struct hdp_registered *hdp_registry_key_find(const char *name, unsigned *k)
 {
 	const struct hdp_registry *reg = hdp_registry();
 
-	for (unsigned i = 0; i < reg->n; i++)
-		for (unsigned j = 0; j < reg->r[i].p->nkeys; j++)
-			if (strcmp(reg->r[i].p->keys[j].name, name) == 0) {
+	for (unsigned i = 0; i < reg->nplugins; i++)
+		for (unsigned j = 0; j < reg->plugin[i]->p->nkeys; j++)
+			if (strcmp(reg->plugin[i]->p->keys[j].name, name) == 0) {
 				*k = j;
-				return &reg->r[i];
+				return reg->plugin[i];
 			}
 	return NULL;
 }
@@ -355,15 +389,15 @@ void hdp_registry_unpack(const struct hdp_registered *r, uint64_t packed, uint32
 	}
 }
 
-const char *hdp_registry_violation_name(unsigned i)
+const char *hdp_registry_violation_name(unsigned kind)
 {
 	const struct hdp_registry *reg = hdp_registry();
 
-	for (unsigned j = 0; j < reg->n; j++) {
-		const struct hdp_registered *r = &reg->r[j];
+	for (unsigned j = 0; j < reg->nplugins; j++) {
+		const struct hdp_registered *r = reg->plugin[j];
 
-		if (i >= r->violation_base && i < r->violation_base + r->p->nviolations)
-			return r->p->violations[i - r->violation_base].name;
+		if (kind >= r->violation_base && kind < r->violation_base + r->p->nviolations)
+			return r->p->violations[kind - r->violation_base].name;
 	}
 	return NULL;
 }
@@ -374,17 +408,17 @@ void hdp_registry_defaults(struct hdp_profile *p)
 
 	p->pset = 0;
 	memset(p->pval, 0, sizeof(p->pval));
-	for (unsigned i = 0; i < reg->n; i++)
-		for (unsigned k = 0; k < reg->r[i].p->nkeys; k++)
-			p->pval[reg->r[i].key_base + k] = reg->r[i].p->keys[k].def;
+	for (unsigned i = 0; i < reg->nplugins; i++)
+		for (unsigned k = 0; k < reg->plugin[i]->p->nkeys; k++)
+			p->pval[reg->plugin[i]->key_base + k] = reg->plugin[i]->p->keys[k].def;
 }
 
 void hdp_registry_all_off(struct hdp_profile *p)
 {
 	const struct hdp_registry *reg = hdp_registry();
 
-	for (unsigned i = 0; i < reg->n; i++)
-		p->pval[reg->r[i].key_base] = 0;
+	for (unsigned i = 0; i < reg->nplugins; i++)
+		p->pval[reg->plugin[i]->key_base] = 0;
 }
 
 int hdp_registry_set_key(struct hdp_profile *p, const char *key, const char *value,

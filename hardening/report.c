@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Violations: a pool's count of each kind, the one-line report (built
- * without stdio), the rate limit, and the abort path.
+ * without stdio), the rate limit, the abort path, and what a freed
+ * handle that is no object of the pool is.
  */
 #include "harden_internal.h"
 #include "protection_internal.h"
 
 #include <hdp/log.h>
+#include <hdp/region.h>
 
 #include <errno.h>
 #include <stdbool.h>
@@ -22,15 +24,15 @@ const char *hdp_violation_name(enum hdp_violation_kind kind)
 {
 	const char *name;
 
-	if ((unsigned)kind < HDP_V__COUNT)
+	if ((unsigned)kind < HDP_V__OWN_END)
 		return hdp_core_violation_name(kind);
-	name = hdp_registry_violation_name((unsigned)kind - HDP_V__COUNT);
+	name = hdp_registry_violation_name((unsigned)kind);
 	return name ? name : "unknown";
 }
 
 unsigned hdp_violation_kinds(void)
 {
-	return HDP_V__COUNT + hdp_registry()->nviolations;
+	return HDP_V__OWN_END + hdp_registry()->nviolations;
 }
 
 /*
@@ -211,4 +213,34 @@ void hdp_protection_violation(const struct hdp_protection_burst *b, unsigned i,
 {
 	hdp_harden_pool_violation(b->pool->hp, (enum hdp_violation_kind)(b->violation_base + i),
 				  addr, size, detail);
+}
+
+/*
+ * Which kind of bad free @obj is: inside the pool's slots (or its gaps)
+ * but no object's start, just past its last object or in the rest of its
+ * region, or nowhere in it (another region's, named, or none). A pool
+ * with no region of its own (a DPDK mempool) tells only inside from not.
+ */
+void report_invalid_free(struct hdp_harden_pool *hp, const void *obj)
+{
+	const struct hdp_layout *l = &hp->layout;
+	uintptr_t a = (uintptr_t)hdp_untag(obj) + hp->area_off, off = a - l->base;
+	enum hdp_violation_kind kind = HDP_V_FREE_FOREIGN;
+	const char *detail = NULL;
+	struct hdp_region other;
+	char why[96];
+	uint32_t idx;
+	size_t in_slot;
+
+	if (hdp_layout_slot(l, a, &idx, &in_slot)) {
+		kind = HDP_V_FREE_INTERIOR;
+		if (hdp_layout_is_gap(l, idx))
+			detail = "in a guard gap, not an object";
+	} else if (hp->region_len && (off < hp->region_len || off == l->span)) {
+		kind = HDP_V_FREE_PAST_END;
+	} else if (hdp_region_find(obj, &other) == 0) {
+		snprintf(why, sizeof(why), "belongs to region '%s'", other.name);
+		detail = why;
+	}
+	hdp_harden_pool_violation(hp, kind, obj, l->obj_size, detail);
 }

@@ -10,100 +10,52 @@
  * slot reuse. The random numbers are per thread and pool, seeded from
  * getrandom(). Cost: a random number and a swap of two pointers in the
  * cache per object; the objects come back less warm than the last one
- * freed.
+ * freed. A pool without thread caches (a DPDK mempool: its ring is FIFO)
+ * has nothing to reorder, and refuses it.
  */
-#include <hdp/protection.h>
+#include "harden_internal.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <sys/random.h>
 
-enum { KEY_ON };
-enum { C_SHUFFLED };
-
-struct shuffle_thread {
-	uint64_t s;	/* xorshift64 state, never 0 */
-};
-
-static struct shuffle_thread *thread_rng(void **state)
+int shuffle_prepare(struct hdp_harden_pool *hp, const struct hdp_profile *p, const char **why)
 {
-	struct shuffle_thread *r = *state;
-
-	if (hdp_likely(r != NULL))
-		return r;
-	r = malloc(sizeof(*r));
-	if (!r)
-		return NULL;
-	if (getrandom(&r->s, sizeof(r->s), 0) != sizeof(r->s))
-		r->s = (uint64_t)(uintptr_t)r * 0x9e3779b97f4a7c15ull;
-	r->s |= 1;
-	*state = r;
-	return r;
-}
-
-static inline uint64_t next(struct shuffle_thread *r)
-{
-	uint64_t x = r->s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	r->s = x;
-	return x;
-}
-
-/* A number below @bound, from the high bits (no division, bias < 2^-32). */
-static inline unsigned below(struct shuffle_thread *r, unsigned bound)
-{
-	return (unsigned)(((next(r) >> 32) * bound) >> 32);
-}
-
-static void shuffle_pick(const struct hdp_protection_burst *b, void **stack, unsigned len,
-			 unsigned n)
-{
-	struct shuffle_thread *r = thread_rng(b->thread_state);
-
-	/* No memory for the state: hand them out in stack order this time. */
-	if (!r)
-		return;
-	for (unsigned i = 0; i < n; i++) {
-		unsigned top = len - 1 - i, j = below(r, top + 1);
-		void *x = stack[top];
-
-		stack[top] = stack[j];
-		stack[j] = x;
-	}
-	hdp_protection_count(b, C_SHUFFLED, n);
-}
-
-static int shuffle_attach(struct hdp_protection_pool *pp, const uint32_t *values,
-			  const char **why)
-{
-	(void)values;
-	if (!pp->reuse_hooks) {
-		*why = "this pool hands objects out in its own order (a DPDK mempool: its "
-		       "reuse queues and ring are FIFO)";
+	if (p->shuffle && (!hp->ops || !hp->ops->cache)) {
+		*why = "this pool hands objects out in its own order (a DPDK mempool: its ring "
+		       "is FIFO)";
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static const struct hdp_protection_key shuffle_keys[] = {
-	[KEY_ON] = { "shuffle", HDP_VALUE_BOOL, .def = 0,
-		     .doc = "hand a thread's cached objects out in a random order" },
-};
+/* The thread's generator, seeded at its first draw; never 0. */
+static inline uint64_t *thread_rng(struct hdp_harden_tls *t)
+{
+	if (hdp_unlikely(!t->shuffle_rng)) {
+		if (getrandom(&t->shuffle_rng, sizeof(t->shuffle_rng), 0) !=
+		    sizeof(t->shuffle_rng))
+			t->shuffle_rng = (uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ull;
+		t->shuffle_rng |= 1;
+	}
+	return &t->shuffle_rng;
+}
 
-static const struct hdp_protection_name shuffle_counters[] = {
-	[C_SHUFFLED] = { "shuffled", "objects handed out from a random place in the cache" },
-};
+/* A number below @bound, from the high bits (no division, bias < 2^-32). */
+static inline unsigned below(uint64_t *rng, unsigned bound)
+{
+	return (unsigned)(((hdp_xorshift(rng) >> 32) * bound) >> 32);
+}
 
+void shuffle_pick(struct hdp_harden_tls *t, void **stack, unsigned len, unsigned n)
+{
+	uint64_t *rng = thread_rng(t);
 
-const struct hdp_protection hdp_shuffle = {
-	.name = "shuffle",
-	.doc = "a thread's cache hands objects out in a random order",
-	.keys = shuffle_keys, .nkeys = HDP_ARRAY_SIZE(shuffle_keys),
-	.counters = shuffle_counters, .ncounters = HDP_ARRAY_SIZE(shuffle_counters),
-	.attach = shuffle_attach,
-	.pick = shuffle_pick,
-	.thread_release = hdp_protection_thread_state_free,
-};
+	for (unsigned i = 0; i < n; i++) {
+		unsigned top = len - 1 - i, j = below(rng, top + 1);
+		void *x = stack[top];
+
+		stack[top] = stack[j];
+		stack[j] = x;
+	}
+	hdp_counter_add(&t->c.n[HDP_C_SHUFFLED], n);
+}

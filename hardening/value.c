@@ -2,7 +2,7 @@
 /*
  * A profile key's value as text, from its table entry alone: parsing with
  * the reason for a refusal, formatting, and the line that documents it.
- * Every key goes through here, the core's and the registered protections',
+ * Every key goes through here, the table's and third parties',
  * so that all of them read, refuse and print alike.
  */
 #include "protection_internal.h"
@@ -96,6 +96,7 @@ int hdp_value_parse(const struct hdp_protection_key *k, const char *value, uint3
 		*out = (uint32_t)n;
 		return 0;
 	}
+	/* A list (HDP_VALUE_LIST) is no number: the configuration keeps it (harden_config.c). */
 	return -EINVAL;
 }
 
@@ -139,6 +140,8 @@ static void values_text(struct hdp_strbuf *o, const struct hdp_protection_key *k
 		hdp_strbuf_printf(o, " (k and M suffixes allowed)");
 		return;
 	}
+	if (k->type == HDP_VALUE_LIST)
+		hdp_strbuf_printf(o, "default, none, or pool names and globs, comma-separated");
 }
 
 const char *hdp_value_expected(const struct hdp_protection_key *k)
@@ -166,6 +169,8 @@ static void value_text(struct hdp_strbuf *o, const struct hdp_protection_key *k,
 {
 	if (k->type == HDP_VALUE_BOOL)
 		hdp_strbuf_printf(o, "%s", v ? "on" : "off");
+	else if (k->type == HDP_VALUE_LIST)
+		hdp_strbuf_printf(o, "default");
 	else if (k->type == HDP_VALUE_CHOICE)
 		hdp_strbuf_printf(o, "%s", choice_name(k, v));
 	else if (k->type == HDP_VALUE_SIZE && human)
@@ -180,8 +185,8 @@ void hdp_value_format(struct hdp_strbuf *o, const struct hdp_protection_key *k, 
 	value_text(o, k, v, false);
 }
 
-void hdp_key_describe_line(struct hdp_strbuf *o, const char *name, const char *protection,
-			    const char *def, const char *values, const char *doc)
+static void describe_line(struct hdp_strbuf *o, const char *name, const char *protection,
+			  const char *def, const char *values, const char *doc)
 {
 	hdp_strbuf_printf(o, "%-18s %-11s default %s; %s\n%-31s%s\n", name, protection, def,
 			  values, "", doc ? doc : "");
@@ -196,5 +201,5 @@ void hdp_key_describe(struct hdp_strbuf *o, const char *protection,
 
 	value_text(&d, k, k->def, true);
 	values_text(&v, k);
-	hdp_key_describe_line(o, k->name, protection, def, values, k->doc);
+	describe_line(o, k->name, protection, def, values, k->doc);
 }

@@ -21,6 +21,18 @@
 static size_t huge_page_size;
 static pthread_once_t huge_page_once = PTHREAD_ONCE_INIT;
 
+const char *hdp_mem_kind_name(enum hdp_mem_kind kind)
+{
+	switch (kind) {
+	case HDP_MEM_AUTO:       return "auto";
+	case HDP_MEM_HUGE_ANON:  return "huge-anon";
+	case HDP_MEM_HUGE_MEMFD: return "huge-memfd";
+	case HDP_MEM_HUGE_FILE:  return "huge-file";
+	case HDP_MEM_PLAIN:      return "plain";
+	}
+	return "unknown";
+}
+
 static void read_huge_page_size(void)
 {
 	FILE *f = fopen("/proc/meminfo", "re");

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Pool life cycle, the table of pools, and the shared free stack. */
+/*
+ * A pool's life cycle: its parameters checked, its region mapped, its
+ * hardening state set up over it (the slot layout, the region and its
+ * guards: hdp/harden.h), its shared stack filled; and what is asked of a
+ * pool by name.
+ */
 #include "pool_internal.h"
 
-#include "guard.h"
-
 #include <hdp/log.h>
-#include <hdp/region.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,39 +15,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct hdp_pool *table[HDP_POOL_MAX];
-static uint64_t next_gen = 1;
-
-void pool_table_lock(void)
-{
-	pthread_mutex_lock(&table_lock);
-}
-
-void pool_table_unlock(void)
-{
-	pthread_mutex_unlock(&table_lock);
-}
-
-struct hdp_pool *pool_table_get_locked(uint16_t id, uint64_t gen)
-{
-	struct hdp_pool *pool = id < HDP_POOL_MAX ? table[id] : NULL;
-
-	return pool && pool->gen == gen ? pool : NULL;
-}
-
-const char *hdp_mem_kind_name(enum hdp_mem_kind kind)
-{
-	switch (kind) {
-	case HDP_MEM_AUTO:       return "auto";
-	case HDP_MEM_HUGE_ANON:  return "huge-anon";
-	case HDP_MEM_HUGE_MEMFD: return "huge-memfd";
-	case HDP_MEM_HUGE_FILE:  return "huge-file";
-	case HDP_MEM_PLAIN:      return "plain";
-	}
-	return "unknown";
-}
 
 /* Reject bad parameters with a message naming the one that is wrong. */
 static int check_params(const struct hdp_pool_params *p, size_t *stride)
@@ -150,67 +119,6 @@ static int64_t layout_slots(const struct hdp_pool_params *p, size_t stride,
 	return (int64_t)slots;
 }
 
-/* Make every guard gap inaccessible (the region is plain, private pages). */
-static int protect_gaps(struct hdp_pool *pool)
-{
-	const struct hdp_layout *l = &pool->hp.layout;
-	size_t gap_len = (size_t)(l->gap_period - l->gap_objs) * l->stride;
-
-	for (uint32_t at = l->gap_objs; l->gap_period && at < l->slots; at += l->gap_period) {
-		if (mprotect((void *)hdp_layout_slot_addr(l, at), gap_len, PROT_NONE)) {
-			int err = errno;
-
-			hdp_log(HDP_LOG_ERR, "pool '%s': cannot protect its guard gap at slot %u: %s",
-				pool->name, at, strerror(err));
-			return -err;
-		}
-	}
-	return 0;
-}
-
-static int table_insert_locked(struct hdp_pool *pool)
-{
-	int slot = -1;
-
-	for (int i = 0; i < HDP_POOL_MAX; i++) {
-		if (table[i] && strcmp(table[i]->name, pool->name) == 0) {
-			hdp_log(HDP_LOG_ERR, "pool '%s' already exists", pool->name);
-			return -EEXIST;
-		}
-		if (!table[i] && slot < 0)
-			slot = i;
-	}
-	if (slot < 0) {
-		hdp_log(HDP_LOG_ERR, "pool '%s': already %d pools", pool->name,
-			HDP_POOL_MAX);
-		return -ENOSPC;
-	}
-	pool->id = (uint16_t)slot;
-	pool->gen = next_gen++;
-	table[slot] = pool;
-	return 0;
-}
-
-static int build_free_stack(struct hdp_pool *pool)
-{
-	const struct hdp_layout *l = &pool->hp.layout;
-	size_t words = (l->slots + 63) / 64;
-
-	pool->free_stack = malloc(sizeof(uint32_t) * pool->obj_count);
-	pool->free_bitmap = calloc(words, sizeof(uint64_t));
-	if (!pool->free_stack || !pool->free_bitmap)
-		return -ENOMEM;
-	/* Lowest addresses on top, so a fresh pool hands out its start first. */
-	pool->free_len = 0;
-	for (uint32_t i = l->slots; i-- > 0;) {
-		if (hdp_layout_is_gap(l, i))
-			continue;
-		pool->free_stack[pool->free_len++] = i;
-		pool->free_bitmap[i / 64] |= UINT64_C(1) << (i % 64);
-	}
-	return 0;
-}
-
 struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 {
 	struct hdp_pool *pool;
@@ -253,9 +161,7 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 	pthread_mutex_init(&pool->lock, NULL);
 
 	/* Claim the name first: a duplicate must not map anything. */
-	pool_table_lock();
-	ret = table_insert_locked(pool);
-	pool_table_unlock();
+	ret = pool_table_insert(pool);
 	if (ret)
 		goto err_free_pool;
 
@@ -272,33 +178,14 @@ struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params)
 			.gap_period = gap_slots ? params->guard_gap + gap_slots : 0,
 		},
 		.on_violation = params->on_violation,
-		.reuse_hooks = true,	/* pool_cache.c calls hold and drain */
+		.ops = &pool_ops,
+		.region = { pool->map.base, pool->map.len, pool->map.guard },
 	});
 	if (ret)
 		goto err_unmap;
-	ret = protect_gaps(pool);
-	if (!ret)
-		ret = build_free_stack(pool);
+	ret = pool_stack_build(pool);
 	if (ret)
 		goto err_harden;
-	ret = hdp_region_register(&(struct hdp_region_desc){
-		.name = pool->name,
-		.base = pool->map.base,
-		.len = pool->map.len,
-		.owner = &pool->hp,
-	});
-	if (ret < 0) {
-		hdp_log(HDP_LOG_ERR, "pool '%s': cannot register its region: %s",
-			pool->name, strerror(-ret));
-		goto err_harden;
-	}
-	pool->region_id = ret;
-	/* Runs off either end of the region fault in its guards, named. */
-	ret = guard_watch(pool->id, &pool->hp, pool->map.len, pool->map.guard);
-	if (ret)
-		hdp_log(HDP_LOG_WARN, "pool '%s': no handler for its guard pages (%s): a run "
-			"off its region still faults, without the pool's name", pool->name,
-			strerror(-ret));
 	return pool;
 
 err_harden:
@@ -308,9 +195,7 @@ err_harden:
 err_unmap:
 	mem_unmap(&pool->map);
 err_table:
-	pool_table_lock();
-	table[pool->id] = NULL;
-	pool_table_unlock();
+	pool_table_remove(pool);
 err_free_pool:
 	pthread_mutex_destroy(&pool->lock);
 	free(pool);
@@ -331,59 +216,14 @@ void hdp_pool_destroy(struct hdp_pool *pool)
 			pool->name, (unsigned long long)st.in_use,
 			(unsigned long long)st.obj_count);
 
-	pool_table_lock();
-	table[pool->id] = NULL;
-	pool_table_unlock();
-
+	pool_table_remove(pool);
 	pool_caches_release(pool);
-	guard_unwatch(pool->id);
-	hdp_region_unregister(pool->region_id);
 	hdp_harden_pool_fini(&pool->hp);
 	mem_unmap(&pool->map);
 	free(pool->free_stack);
 	free(pool->free_bitmap);
 	pthread_mutex_destroy(&pool->lock);
 	free(pool);
-}
-
-struct hdp_pool *hdp_pool_find(const char *name)
-{
-	struct hdp_pool *found = NULL;
-
-	if (!name)
-		return NULL;
-	pool_table_lock();
-	for (int i = 0; i < HDP_POOL_MAX && !found; i++)
-		if (table[i] && strcmp(table[i]->name, name) == 0)
-			found = table[i];
-	pool_table_unlock();
-	return found;
-}
-
-static int by_gen(const void *a, const void *b)
-{
-	const struct hdp_pool *pa = *(struct hdp_pool *const *)a;
-	const struct hdp_pool *pb = *(struct hdp_pool *const *)b;
-
-	return (pa->gen > pb->gen) - (pa->gen < pb->gen);
-}
-
-int hdp_pool_foreach(int (*fn)(struct hdp_pool *pool, void *ctx), void *ctx)
-{
-	struct hdp_pool *snap[HDP_POOL_MAX];
-	size_t n = 0;
-	int ret = 0;
-
-	/* Call outside the lock so that @fn may create or look up pools. */
-	pool_table_lock();
-	for (int i = 0; i < HDP_POOL_MAX; i++)
-		if (table[i])
-			snap[n++] = table[i];
-	pool_table_unlock();
-	qsort(snap, n, sizeof(snap[0]), by_gen);
-	for (size_t i = 0; i < n && !ret; i++)
-		ret = fn(snap[i], ctx);
-	return ret;
 }
 
 const struct hdp_layout *hdp_pool_slots(const struct hdp_pool *pool)
@@ -397,7 +237,7 @@ void hdp_pool_region(const struct hdp_pool *pool, struct hdp_pool_region *out)
 		.base = pool->map.base,
 		.len = pool->map.len,
 		.page_size = pool->map.page_size,
-		.id = pool->region_id,
+		.id = pool->hp.region_id,
 	};
 }
 
@@ -408,7 +248,7 @@ const char *hdp_pool_name(const struct hdp_pool *pool)
 
 uint32_t hdp_pool_obj_index(const struct hdp_pool *pool, const void *obj)
 {
-	return pool_index_of(pool, obj);
+	return hdp_layout_div(&pool->hp.layout, (uintptr_t)obj - pool->hp.layout.base);
 }
 
 void *hdp_pool_obj_at(const struct hdp_pool *pool, uint32_t idx)
@@ -429,53 +269,4 @@ struct hdp_harden_pool *hdp_pool_harden(struct hdp_pool *pool)
 int hdp_pool_set(struct hdp_pool *pool, const char *key, const char *value)
 {
 	return hdp_harden_pool_set_key(&pool->hp, key, value);
-}
-
-void pool_violation(struct hdp_pool *pool, enum hdp_violation_kind kind,
-		    const void *addr)
-{
-	struct hdp_region other;
-	char detail[96];
-	const char *why = NULL;
-
-	if (kind == HDP_V_FREE_FOREIGN && hdp_region_find(addr, &other) == 0) {
-		snprintf(detail, sizeof(detail), "belongs to region '%s'", other.name);
-		why = detail;
-	}
-	hdp_harden_pool_violation(&pool->hp, kind, addr, pool->hp.layout.obj_size, why);
-}
-
-unsigned pool_stack_pop(struct hdp_pool *pool, void **dst, unsigned n)
-{
-	if (n > pool->free_len)
-		n = pool->free_len;
-	/* Reversed, so the stack's top (the hottest object) tops the cache. */
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t idx = pool->free_stack[--pool->free_len];
-
-		pool->free_bitmap[idx / 64] &= ~(UINT64_C(1) << (idx % 64));
-		dst[n - 1 - i] = (void *)hdp_layout_slot_addr(&pool->hp.layout, idx);
-	}
-	return n;
-}
-
-unsigned pool_stack_push(struct hdp_pool *pool, void *const *src, unsigned n)
-{
-	unsigned refused = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t idx = pool_index_of(pool, src[i]);
-		uint64_t bit = UINT64_C(1) << (idx % 64);
-
-		/* Already on the stack: the second free of one object. */
-		if (hdp_unlikely(pool->free_bitmap[idx / 64] & bit)) {
-			pool_violation(pool, HDP_V_DOUBLE_FREE, src[i]);
-			hdp_counter_add(&pool->double_frees_dropped, 1);
-			refused++;
-			continue;
-		}
-		pool->free_bitmap[idx / 64] |= bit;
-		pool->free_stack[pool->free_len++] = idx;
-	}
-	return refused;
 }

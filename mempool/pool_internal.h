@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What pool.c, pool_cache.c and pool_stats.c share. Not for other modules. */
+/*
+ * What the pool's files share. Not for other modules. Each file calls
+ * only those below it: pool.c (life cycle) uses pool_cache.c (caches,
+ * the shared stack, the back-end), pool_stats.c and pool_table.c;
+ * pool_cache.c uses pool_table.c; pool_stats.c and pool_table.c use none.
+ */
 #ifndef HDP_MEMPOOL_POOL_INTERNAL_H
 #define HDP_MEMPOOL_POOL_INTERNAL_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <hdp/compiler.h>
@@ -24,7 +30,6 @@ struct pool_counters {
 	pool_counter_t alloc_fails;
 	pool_counter_t cache_hits;
 	pool_counter_t cache_misses;
-	pool_counter_t held_cut_short;	/* held objects handed out early: nothing else left */
 };
 
 /* One thread's cache for one pool. Only its thread touches objs and len. */
@@ -36,7 +41,7 @@ struct pool_cache {
 	struct pool_cache *next;	/* pool->caches, under pool->lock */
 	struct pool_cache **pprev;
 	struct pool_counters stats HDP_CACHE_ALIGNED;
-	struct hdp_harden_tls hts;
+	struct hdp_harden_tls hts;	/* the pipeline's state for this thread */
 	void *objs[];
 };
 
@@ -48,7 +53,6 @@ struct hdp_pool {
 	uint64_t gen;			/* unique per creation */
 	char name[HDP_POOL_NAME_MAX];
 	struct mem_mapping map;
-	int region_id;
 
 	/* The shared free stack and the list of caches. */
 	pthread_mutex_t lock HDP_CACHE_ALIGNED;
@@ -69,31 +73,26 @@ struct hdp_pool {
 	struct hdp_harden_pool hp HDP_CACHE_ALIGNED;
 };
 
-/* The slot of @p, which lies inside the slots. */
-static inline uint32_t pool_index_of(const struct hdp_pool *pool, const void *p)
-{
-	return hdp_layout_div(&pool->hp.layout, (uintptr_t)p - pool->hp.layout.base);
-}
-
 /*
- * Shared stack, pool->lock held. pop fills @dst backwards, so the stack's
- * top (the most recently freed, hottest object) ends up last: on top of a
- * cache it refills. push returns the double frees it refused.
+ * The back-end the pipeline takes objects from and gives them to: the
+ * caller's cache, else (no cache could be made) the shared stack under
+ * pool->lock, which the caller then holds (pool_cache.c).
  */
-unsigned pool_stack_pop(struct hdp_pool *pool, void **dst, unsigned n);
-unsigned pool_stack_push(struct hdp_pool *pool, void *const *src, unsigned n);
+extern const struct hdp_harden_pool_ops pool_ops;
 
-/* Count a violation and act on it under the pool's policy. */
-void pool_violation(struct hdp_pool *pool, enum hdp_violation_kind kind,
-		    const void *addr);
+/* The shared stack of a new pool, every object on it: 0 or -ENOMEM. */
+int pool_stack_build(struct hdp_pool *pool);
 
 /* Caches: unlink and free every cache of a pool being destroyed. */
 void pool_caches_release(struct hdp_pool *pool);
 
 /*
- * The table of live pools. A thread that exits flushes its caches only into
- * pools still in the table under the generation its cache was made for.
+ * The table of live pools (pool_table.c). A thread that exits flushes its
+ * caches only into pools still in the table under the generation its
+ * cache was made for.
  */
+int pool_table_insert(struct hdp_pool *pool);
+void pool_table_remove(struct hdp_pool *pool);
 void pool_table_lock(void);
 void pool_table_unlock(void);
 struct hdp_pool *pool_table_get_locked(uint16_t id, uint64_t gen);

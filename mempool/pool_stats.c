@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Pool counters: summing the per-thread ones, and printing them. */
+/* Pool counters: summing the per-thread ones (the pipeline's with them), and printing them. */
 #include "pool_internal.h"
 
 #include <hdp/strbuf.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 struct totals {
-	uint64_t allocs, frees, alloc_fails, cache_hits, cache_misses, held_cut_short;
+	uint64_t allocs, frees, alloc_fails, cache_hits, cache_misses;
 };
 
 static void add_counters(struct totals *t, struct pool_counters *c)
@@ -18,7 +18,6 @@ static void add_counters(struct totals *t, struct pool_counters *c)
 	t->alloc_fails += hdp_counter_read(&c->alloc_fails);
 	t->cache_hits += hdp_counter_read(&c->cache_hits);
 	t->cache_misses += hdp_counter_read(&c->cache_misses);
-	t->held_cut_short += hdp_counter_read(&c->held_cut_short);
 }
 
 void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
@@ -50,8 +49,8 @@ void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 	out->alloc_fails = t.alloc_fails;
 	out->cache_hits = t.cache_hits;
 	out->cache_misses = t.cache_misses;
-	out->held_cut_short = t.held_cut_short;
 	hdp_harden_stats_get(&pool->hp, &live, &out->harden);
+	out->held_cut_short = out->harden.held_cut_short;
 	/* Frees count when objects reach a cache; held ones were freed too. */
 	out->held = out->harden.held;
 	out->frees += out->held;

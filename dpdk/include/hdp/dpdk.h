@@ -8,12 +8,14 @@
  * [pool:default], [pool:NAME]) and HDP_HARDEN (a --harden string), with
  * the keys, exclusion lists and `none` of docs/HARDENING.md. A bad profile
  * makes pool creation fail; a pool is never made unhardened by mistake.
- * A pool's quarantine (quarantine=on, quarantine_depth=N) is each lcore's
- * FIFO queue of the objects it freed, in front of the pool's ring: one is
- * handed out again only after N later frees of that lcore (a stated reuse
- * distance; the ring alone recycles through the whole pool, every object
- * cold). A pool smaller than 2 x (N + 192) x (lcores + 1) objects gets
- * shallower queues, said in the log.
+ * A pool's quarantine (quarantine=on, quarantine_depth=N), set at start or
+ * while it runs like every other key, is hdp's one quarantine: each
+ * lcore's FIFO of the objects it freed, in front of the pool's ring; one
+ * is handed out again only after N later frees of that lcore (a stated
+ * reuse distance; the ring alone recycles through the whole pool, every
+ * object cold), and that lcore's next allocations take the ones past
+ * their wait first. A pool smaller than 2 x (N + 192) x (lcores + 1)
+ * objects gets shallower quarantines, said in the log.
  *
  * The driver sees an object only when it crosses DPDK's per-lcore cache.
  * With cache_size 0 every alloc and free runs the hooks; applications that
@@ -59,9 +61,9 @@ struct hdp_dpdk_pool_stats {
 	uint64_t frees;			/* objects it took back */
 	uint64_t rejected;		/* frees refused (double, foreign) */
 	uint64_t in_pool;		/* free objects in the driver (ring and queues) */
-	uint64_t held;			/* of which held in the lcores' quarantine queues */
-	uint64_t held_cut_short;	/* allocations that took held objects before their wait */
-	unsigned quarantine_depth;	/* of each lcore's queue (0: quarantine off) */
+	uint64_t held;			/* of which held in the lcores' quarantines */
+	uint64_t held_cut_short;	/* held objects allocations took before their wait */
+	unsigned quarantine_depth;	/* of each lcore's quarantine, in effect (0: off) */
 	uint64_t bytes_wiped;
 	uint64_t checks;
 	uint64_t violations;		/* all kinds */
@@ -100,8 +102,8 @@ HDP_DPDK_API int hdp_dpdk_pool_protections(const struct rte_mempool *mp, int jso
 
 /*
  * Change one profile key of @mp while it runs (the keys of
- * docs/HARDENING.md; tag only to off): applied with the next bulk call
- * through the driver. 0, -ENOENT (not an hdp pool) or -EINVAL, with the
+ * docs/HARDENING.md, the quarantine's too; tag only to off): applied with
+ * the next bulk call through the driver. 0, -ENOENT (not an hdp pool) or -EINVAL, with the
  * reason in @why.
  */
 HDP_DPDK_API int hdp_dpdk_pool_set(struct rte_mempool *mp, const char *key, const char *value,

@@ -41,6 +41,13 @@ struct hdp_layout_desc {
 	 */
 	const struct hdp_layout_chunk *chunks;
 	uint32_t chunk_count;
+	/*
+	 * Where in its slot each slot's object starts (a DPDK mempool's
+	 * objects keep off page boundaries, so they are not evenly spaced),
+	 * UINT32_MAX in a slot that holds none; NULL: at its first byte.
+	 * Not copied: it must live as long as the layout.
+	 */
+	const uint32_t *starts;
 	const char *name;		/* for messages */
 };
 
@@ -54,7 +61,8 @@ struct hdp_layout {
 	uint32_t stride_shift;		/* log2(stride), or UINT32_MAX */
 	uint64_t stride_magic;		/* else ceil(2^64 / stride), or 0: divide */
 	uint32_t gap_period, gap_objs;
-	bool plain;			/* one run, a power-of-two stride, no gaps */
+	const uint32_t *starts;		/* as given; NULL: every object at its slot's start */
+	bool plain;			/* one run, a power-of-two stride, no gaps, no starts */
 	/* Several chunks, sorted by address; NULL for one run. */
 	struct hdp_layout_chunk *chunks;
 	uint32_t chunk_count;
@@ -128,7 +136,7 @@ static inline bool hdp_layout_is_gap(const struct hdp_layout *l, uint32_t idx)
 	return l->gap_period && idx % l->gap_period >= l->gap_objs;
 }
 
-/* Is @a the start of an object (a slot's first byte, not in a gap)? */
+/* Is @a the start of an object (where its slot's object starts, not in a gap)? */
 static inline bool hdp_layout_is_object(const struct hdp_layout *l, uintptr_t a)
 {
 	uint32_t idx;
@@ -136,8 +144,8 @@ static inline bool hdp_layout_is_object(const struct hdp_layout *l, uintptr_t a)
 
 	if (hdp_likely(l->plain))
 		return a - l->base < l->span && !((a - l->base) & (l->stride - 1));
-	return hdp_layout_slot(l, a, &idx, &in_slot) && in_slot == 0 &&
-	       !hdp_layout_is_gap(l, idx);
+	return hdp_layout_slot(l, a, &idx, &in_slot) &&
+	       in_slot == (l->starts ? l->starts[idx] : 0) && !hdp_layout_is_gap(l, idx);
 }
 
 /* hdp_layout_holds for layouts that are not plain (layout.c). */

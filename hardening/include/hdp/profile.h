@@ -25,7 +25,7 @@
 
 #define HDP_PROFILE_POOLS_MAX	256
 #define HDP_EXCLUDE_MAX		64
-#define HDP_PKEYS_MAX		32	/* keys of registered protections, in all */
+#define HDP_PKEYS_MAX		32	/* keys of third parties' protections, in all */
 
 enum hdp_init_free {
 	HDP_INIT_FREE_OFF = 0,
@@ -48,14 +48,16 @@ enum hdp_tag_mode {
 };
 
 /*
- * The core's keys, one line each and grouped by protection:
+ * The key table: every key hdp itself defines, one line each, grouped by
+ * the protection that owns it:
  *   X(KEY, name, type, C type, default, min, max, choices, doc)
- * From this list come the profile's fields and "set" bits, the tables
- * that parse, refuse, format and document them (--list-keys, INI files,
- * --harden, hdp-ctl set, the profile text in JSON, text and metrics).
- * Adding a key is a line here plus its use (docs/HARDENING.md). min and
- * max bound UINT and SIZE values; a CHOICE's values are its choices[]
- * (core.c), in the order of its enum.
+ * From these lines come the profile's fields and "set" bits, and the
+ * table that parses, refuses, formats and documents every key (core.c,
+ * value.c): --list-keys, INI files, --harden, hdp-ctl set, the profile
+ * text in JSON, text and metrics. Adding a key is a line here plus its
+ * use (docs/HARDENING.md). min and max bound UINT and SIZE values; a
+ * CHOICE's values are its choices[] (core.c), in the order of its enum.
+ * Third parties' protections bring their own keys (protection.h).
  */
 #define HDP_BOUNDS_KEYS(X)                                                             \
 	X(BOUNDS, bounds, BOOL, bool, 1, 0, 1, NULL,                                    \
@@ -96,30 +98,74 @@ enum hdp_tag_mode {
 	  hdp_policy_choices,                                                           \
 	  "what a violation does: abort, or drop what carried it, or report it and "    \
 	  "carry on (both counted)")
+/* The core: bounds, init, tag and the pool's own. */
 #define HDP_CORE_KEYS(X) HDP_BOUNDS_KEYS(X) HDP_INIT_KEYS(X) HDP_TAG_KEYS(X) HDP_POOL_KEYS(X)
 
-/* The core keys by number, in the list's order. */
+/* hdp's own protections beyond the core (quarantine.c, redzone.c, shuffle.c). */
+#define HDP_QUARANTINE_KEYS(X)                                                         \
+	X(QUARANTINE, quarantine, BOOL, bool, 0, 0, 1, NULL,                            \
+	  "hold a freed object back behind the next quarantine_depth frees of its "     \
+	  "thread (a DPDK pool: of its lcore)")                                         \
+	X(QUARANTINE_DEPTH, quarantine_depth, UINT, uint32_t, 256, 1, 65536, NULL,      \
+	  "how many frees a freed object waits behind (per thread; at most half the "   \
+	  "pool)")
+#define HDP_REDZONE_KEYS(X)                                                            \
+	X(REDZONE, redzone, BOOL, bool, 0, 0, 1, NULL,                                  \
+	  "check, at free, that the bytes past the end of a frame's data were not "     \
+	  "written")                                                                    \
+	X(REDZONE_BYTES, redzone_bytes, SIZE, uint32_t, 64, 1, 65535, NULL,             \
+	  "how many bytes past the end of the data are checked (at most to the end of " \
+	  "the object)")
+#define HDP_SHUFFLE_KEYS(X)                                                            \
+	X(SHUFFLE, shuffle, BOOL, bool, 0, 0, 1, NULL,                                  \
+	  "hand a thread's cached objects out in a random order")
+#define HDP_OWN_KEYS(X) HDP_QUARANTINE_KEYS(X) HDP_REDZONE_KEYS(X) HDP_SHUFFLE_KEYS(X)
+
+/*
+ * Keys of the whole configuration, not of one pool's profile (struct
+ * hdp_exclude holds their values): set in [pool:default] or as a bare key.
+ */
+#define HDP_CONFIG_KEYS(X)                                                             \
+	X(INIT_EXCLUDE, init_exclude, LIST, char, 0, 0, 0, NULL,                        \
+	  "pools that are not zeroed: one list for all pools; none drops the built-in " \
+	  "exclusions")
+
+/* A profile's keys: every key but the configuration's. */
+#define HDP_PROFILE_KEYS(X) HDP_CORE_KEYS(X) HDP_OWN_KEYS(X)
+
+/*
+ * Every key of the table by number: the core's first (HDP_CK__COUNT of
+ * them), then hdp's own protections' (a profile's end at
+ * HDP_CK__PROFILE), then the configuration's (HDP_CK__ALL in all).
+ */
 enum hdp_core_key {
 #define HDP_CK_ENUM(KEY, ...) HDP_CK_##KEY,
 	HDP_CORE_KEYS(HDP_CK_ENUM)
+	HDP_CK__COUNT,
+	HDP_CK__OWN = HDP_CK__COUNT - 1,
+	HDP_OWN_KEYS(HDP_CK_ENUM)
+	HDP_CK__PROFILE,
+	HDP_CK__CONFIG = HDP_CK__PROFILE - 1,
+	HDP_CONFIG_KEYS(HDP_CK_ENUM)
+	HDP_CK__ALL,
 #undef HDP_CK_ENUM
-	HDP_CK__COUNT
 };
 
 /* Which keys a profile sets (unset keys fall through to the layer below). */
 enum hdp_key {
 #define HDP_KEY_BIT(KEY, ...) HDP_KEY_##KEY = 1u << HDP_CK_##KEY,
-	HDP_CORE_KEYS(HDP_KEY_BIT)
+	HDP_PROFILE_KEYS(HDP_KEY_BIT)
 #undef HDP_KEY_BIT
 };
+_Static_assert(HDP_CK__PROFILE <= 32, "a profile's set bits fit its word");
 
 struct hdp_profile {
 	uint32_t set;			/* enum hdp_key bits */
 #define HDP_PROFILE_FIELD(KEY, name, type, ctype, ...) ctype name;
-	HDP_CORE_KEYS(HDP_PROFILE_FIELD)
+	HDP_PROFILE_KEYS(HDP_PROFILE_FIELD)
 #undef HDP_PROFILE_FIELD
 	/*
-	 * The registered protections' keys (protection.h), in registry
+	 * Third parties' protections' keys (protection.h), in registry
 	 * order: which are set, and their values.
 	 */
 	uint32_t pset;
@@ -164,8 +210,8 @@ struct hdp_harden_config {
  * The defaults: every key at the default its line above gives: every
  * core protection on (bounds fast, init_on_free on, init_check on with
  * init_check_sample 64, tag auto with tag_sample 1), init_on_alloc off
- * (redundant with init_on_free), on_violation abort; the registered
- * protections at theirs.
+ * (redundant with init_on_free), on_violation abort, hdp's own
+ * protections beyond the core off; third parties' at theirs.
  */
 void hdp_profile_defaults(struct hdp_profile *p);
 
@@ -230,13 +276,25 @@ int hdp_harden_config_set(struct hdp_harden_config *cfg, bool from_string,
  */
 int hdp_harden_config_validate(const struct hdp_harden_config *cfg);
 
+/*
+ * A configuration completed whole, as a library takes one from its
+ * environment (the DPDK driver: HDP_CONFIG, HDP_HARDEN): @cfg (empty, as
+ * hdp_harden_config_init leaves it, or an application's) gets an INI file
+ * and above it a string named @spec_source in messages (either NULL or
+ * empty for none), any valid pool name taken at its word (someone else
+ * makes the pools), and is validated. 0, or -EINVAL with every error
+ * logged.
+ */
+int hdp_harden_config_from(struct hdp_harden_config *cfg, const char *file, const char *spec,
+			   const char *spec_source);
+
 /* The profile @pool gets: defaults < file all < file pool < string all < string pool. */
 void hdp_harden_config_resolve(const struct hdp_harden_config *cfg,
 			       const char *pool, struct hdp_profile *out);
 
 /*
- * The value of key @key (the core's or a registered protection's) in @p,
- * as a number (a choice: its index): 0, or -ENOENT for no such key.
+ * The value of key @key (the table's or a third party's) in @p, as a
+ * number (a choice: its index): 0, or -ENOENT for no such key.
  */
 int hdp_profile_value(const struct hdp_profile *p, const char *key, uint32_t *out);
 
@@ -259,7 +317,7 @@ uint32_t hdp_harden_config_excluded(const struct hdp_harden_config *cfg,
 int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len);
 
 /*
- * Every profile key, core and registered, two lines each: name,
+ * Every profile key, the table's and third parties', two lines each: name,
  * protection, default and the values it takes, then its documentation
  * (hdp-fwd --list-keys). Returns as snprintf.
  */

@@ -6,12 +6,15 @@
  * formats and documents its profile keys (as pool keys in INI files,
  * --harden strings and the control socket's "set"), keeps its per-pool
  * state, calls its hooks, and counts its counters and violations in every
- * report (text, JSON, Prometheus). hdp's own redzone, quarantine and
- * shuffle are written this way.
+ * report (text, JSON, Prometheus). This is the extension point for third
+ * parties.
  *
- * The core protections, bounds, init and tag, are not: they are plain
- * steps in hdp's allocation, free and copy paths (burst.c), and are
- * described here only for their keys, counters and violation kinds.
+ * hdp's own protections are not written this way: the core (bounds,
+ * init, tag) and the protections beyond it (quarantine, redzone,
+ * shuffle) are plain steps of the pipeline (burst.c says in which
+ * order), their keys in the one key table (profile.h); they are
+ * described here only for their names, keys, counters and violation
+ * kinds, and hdp's own beyond the core are listed with third parties'.
  *
  * The contract:
  *   - keys[0] is the switch: the protection runs in a pool when its value
@@ -19,10 +22,12 @@
  *     (each key takes the bits its max needs), so that a burst reads them
  *     in one load and a runtime change never tears them.
  *   - Hooks run once per burst of at most 64 objects, never per object
- *     through a pointer, after the core's steps on allocation and copies
- *     (the objects are zeroed and tagged), before them on free (the bytes
- *     are still as the owner left them). Objects are pool objects the
- *     pool has validated; they may carry a soft tag (use hdp_untag()).
+ *     through a pointer, after hdp's own steps on allocation and copies
+ *     (the objects are zeroed and tagged), before the core's on free
+ *     (the bytes are still as the owner left them; redzone has looked at
+ *     them first), and the reuse hooks after the quarantine. Objects are
+ *     pool objects the pipeline has validated; they may carry a soft tag
+ *     (use hdp_untag()).
  *   - A free hook may refuse objects (a double free it knows of): it
  *     returns their bits, and the pool keeps them.
  *   - Per-pool state is allocated by attach the first time the protection
@@ -196,7 +201,10 @@ void hdp_protection_violation(const struct hdp_protection_burst *b, unsigned i,
  */
 void hdp_protection_thread_state_free(const struct hdp_protection_burst *b);
 
-/* The registered protections, in a stable order (by name). */
+/*
+ * The protections beyond the core, hdp's own and third parties', in a
+ * stable order (by name).
+ */
 unsigned hdp_protection_count_registered(void);
 const struct hdp_protection *hdp_protection_get(unsigned i);
 const struct hdp_protection *hdp_protection_find(const char *name);
@@ -206,19 +214,19 @@ const struct hdp_protection *hdp_protection_find(const char *name);
  * kinds (no hooks): "pool" (on_violation, checks, the pool's own kinds),
  * bounds, init and tag. Their values live in struct hdp_profile's named
  * fields, and whether they run is the pool's flags (enum hdp_hflag); they
- * take no bit of the registered protections' mask.
+ * take no bit of the protections' mask.
  */
 unsigned hdp_protection_core_count(void);
 const struct hdp_protection *hdp_protection_core_get(unsigned i);
 
-/* Counter @c of registered protection @i, from a pool's stats. */
+/* Counter @c of listed protection @i (hdp_protection_get), from a pool's stats. */
 uint64_t hdp_protection_counter(const struct hdp_harden_stats *h, unsigned i, unsigned c);
 
 /* Counter @c of core part @part (hdp_protection_core_get), from a pool's stats. */
 uint64_t hdp_protection_core_counter(const struct hdp_harden_stats *h, unsigned part,
 				     unsigned c);
 
-/* Is registered protection @i on in @hp now? */
+/* Is listed protection @i on in @hp now? */
 bool hdp_protection_on(struct hdp_harden_pool *hp, unsigned i);
 
 #endif /* HDP_PROTECTION_H */

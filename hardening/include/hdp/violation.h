@@ -49,15 +49,27 @@
 	HDP_POOL_VIOLATIONS(X) HDP_BOUNDS_VIOLATIONS(X) HDP_INIT_VIOLATIONS(X)        \
 	HDP_TAG_VIOLATIONS(X)
 
+/*
+ * Kinds from HDP_V__COUNT on belong to the protections beyond the core:
+ * hdp's own first, one line each (the catalogue of the parts above is
+ * the core's alone), then third parties' (protection.h).
+ */
+#define HDP_REDZONE_VIOLATIONS(X)                                                    \
+	X(REDZONE_OVERWRITTEN, redzone_overwritten,                                   \
+	  "bytes past the end of a frame's data were written")
+#define HDP_OWN_VIOLATIONS(X) HDP_REDZONE_VIOLATIONS(X)
+
 enum hdp_violation_kind {
 #define HDP_V_ENUM(kind, name, doc) HDP_V_##kind,
 	HDP_CORE_VIOLATIONS(HDP_V_ENUM)
+	HDP_V__COUNT,			/* the core's */
+	HDP_V__OWN = HDP_V__COUNT - 1,
+	HDP_OWN_VIOLATIONS(HDP_V_ENUM)
+	HDP_V__OWN_END			/* third parties' from here */
 #undef HDP_V_ENUM
-	HDP_V__COUNT
 };
 
-/* Kinds from HDP_V__COUNT on belong to registered protections (protection.h). */
-#define HDP_PVIOLATIONS_MAX	32
+#define HDP_PVIOLATIONS_MAX	32	/* kinds beyond the core's, hdp's own included */
 #define HDP_V_MAX		(HDP_V__COUNT + HDP_PVIOLATIONS_MAX)
 
 enum hdp_policy {
@@ -77,12 +89,12 @@ struct hdp_violation {
 
 /*
  * Stable names used in reports, counters and JSON: "free_foreign", …, then
- * the registered protections' ("redzone_overwritten", …); "unknown" past
- * the last.
+ * hdp's own protections' ("redzone_overwritten") and third parties';
+ * "unknown" past the last.
  */
 const char *hdp_violation_name(enum hdp_violation_kind kind);
 
-/* How many kinds there are: the core's and the registered protections'. */
+/* How many kinds there are: the core's, hdp's own protections' and third parties'. */
 unsigned hdp_violation_kinds(void);
 
 /* "abort", "drop" or "report". */

@@ -102,9 +102,10 @@ struct hdp_pool *hdp_pool_find(const char *name);
 int hdp_pool_foreach(int (*fn)(struct hdp_pool *pool, void *ctx), void *ctx);
 
 /*
- * Allocate exactly @n objects or none: returns 0 or -ENOMEM.
- * Fast path: a thread-local cache pop, plus one predictable branch when no
- * protection is on.
+ * Allocate exactly @n objects or none: returns 0 or -ENOMEM. Every
+ * allocation and free goes through the hardening pipeline (hdp/harden.h),
+ * with the pool as its back-end. Fast path: a thread-local cache pop,
+ * plus one predictable branch when no protection is on.
  */
 int hdp_pool_alloc_bulk(struct hdp_pool *pool, void **objs, unsigned n);
 
@@ -165,7 +166,7 @@ unsigned hdp_pool_drain(struct hdp_pool *pool);
  * between bursts. Both: 0 or -EINVAL (logged); hdp_pool_set() also
  * -EOVERFLOW when turning protections back on would need an epoch and
  * none is left (after 2^32 re-enables of the core's records, 2^31 of the
- * registered protections).
+ * protections beyond the core).
  */
 int hdp_pool_configure(struct hdp_pool *pool, const struct hdp_harden_config *cfg);
 int hdp_pool_set(struct hdp_pool *pool, const char *key, const char *value);

@@ -1,21 +1,29 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * A fault in the guard around a pool's region, named: which pool, how far
- * before its start or past its end; or in a guard gap inside it, how far
- * past the object before the gap or before the one after it. Async-signal context: a lock-free scan
- * of a fixed table, the violation line in one write(2), abort().
+ * The guards around a pool's region (inaccessible address space each
+ * side, the pool's mapping leaves them) and the guard gaps between its
+ * runs of objects (made inaccessible here): a fault in one is reported
+ * as a guard_page violation naming the pool (how far before its start or
+ * past its end; in a gap, how far past the object before it or before
+ * the one after it), then the process aborts, as under
+ * on_violation=abort: a faulting access cannot be dropped or skipped.
+ * Async-signal context: a lock-free scan of a fixed table, the violation
+ * line in one write(2), abort().
  */
-#include "guard.h"
+#include "harden_internal.h"
 
-#include <hdp/harden.h>
-#include <hdp/pool.h>
+#include <hdp/log.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#define WATCHED_MAX 256		/* pools watched at once */
 
 struct watched {
 	_Atomic(struct hdp_harden_pool *) hp;	/* NULL: free slot */
@@ -23,7 +31,8 @@ struct watched {
 	size_t len, guard;
 };
 
-static struct watched table[HDP_POOL_MAX];
+static struct watched table[WATCHED_MAX];
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction previous_segv;
 static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
 static int handler_err;
@@ -53,7 +62,7 @@ static void append(char *buf, size_t len, const char *s)
 
 /*
  * @a is inside the region: if it is in a guard gap, say where from the
- * nearer object (its index, as hdp_pool_obj_index gives it) and return
+ * nearer object (its slot) and return
  * true.
  */
 static bool in_gap(const struct hdp_layout *l, uintptr_t a, char *detail, size_t len)
@@ -86,7 +95,7 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
 	/* kill(2) and friends: no fault, and si_addr holds no address. */
 	bool sent = si->si_code <= 0;
 
-	for (unsigned i = 0; i < HDP_POOL_MAX && !sent; i++) {
+	for (unsigned i = 0; i < WATCHED_MAX && !sent; i++) {
 		struct hdp_harden_pool *hp = atomic_load_explicit(&table[i].hp,
 								  memory_order_acquire);
 		const struct watched *w = &table[i];
@@ -131,20 +140,68 @@ static void install(void)
 		handler_err = -errno;
 }
 
-int guard_watch(uint16_t id, struct hdp_harden_pool *hp, size_t len, size_t guard)
+/* Make every guard gap inaccessible (the region is plain, private pages). */
+static int protect_gaps(const struct hdp_harden_pool *hp)
 {
-	pthread_once(&handler_once, install);
-	if (id >= HDP_POOL_MAX)
-		return -EINVAL;
-	table[id].base = hp->layout.base;
-	table[id].len = len;
-	table[id].guard = guard;
-	atomic_store_explicit(&table[id].hp, hp, memory_order_release);
-	return handler_err;
+	const struct hdp_layout *l = &hp->layout;
+	size_t gap_len = (size_t)(l->gap_period - l->gap_objs) * l->stride;
+
+	for (uint32_t at = l->gap_objs; l->gap_period && at < l->slots; at += l->gap_period) {
+		if (mprotect((void *)hdp_layout_slot_addr(l, at), gap_len, PROT_NONE)) {
+			int err = errno;
+
+			hdp_log(HDP_LOG_ERR, "pool '%s': cannot protect its guard gap at slot %u: %s",
+				hp->name, at, strerror(err));
+			return -err;
+		}
+	}
+	return 0;
 }
 
-void guard_unwatch(uint16_t id)
+/* A free entry of the table, filled for @hp and published; UINT_MAX when all are taken. */
+static unsigned watch_slot(struct hdp_harden_pool *hp, const void *base, size_t len,
+			   size_t guard)
 {
-	if (id < HDP_POOL_MAX)
-		atomic_store_explicit(&table[id].hp, NULL, memory_order_release);
+	unsigned slot = UINT_MAX;
+
+	pthread_mutex_lock(&table_lock);
+	for (unsigned i = 0; i < WATCHED_MAX && slot == UINT_MAX; i++) {
+		if (atomic_load_explicit(&table[i].hp, memory_order_relaxed))
+			continue;
+		table[i].base = (uintptr_t)base;
+		table[i].len = len;
+		table[i].guard = guard;
+		/* The handler reads the fields after it sees the pool. */
+		atomic_store_explicit(&table[i].hp, hp, memory_order_release);
+		slot = i;
+	}
+	pthread_mutex_unlock(&table_lock);
+	return slot;
+}
+
+int guard_watch(struct hdp_harden_pool *hp, const void *base, size_t len, size_t guard)
+{
+	int ret = protect_gaps(hp);
+
+	if (ret)
+		return ret;
+	pthread_once(&handler_once, install);
+	if (!handler_err)
+		hp->guard_slot = watch_slot(hp, base, len, guard);
+	/* Not fatal: a run off the region still faults, unnamed. */
+	if (hp->guard_slot == UINT_MAX)
+		hdp_log(HDP_LOG_WARN, "pool '%s': no handler for its guard pages (%s): a run "
+			"off its region still faults, without the pool's name", hp->name,
+			strerror(handler_err ? -handler_err : ENOSPC));
+	return 0;
+}
+
+void guard_unwatch(struct hdp_harden_pool *hp)
+{
+	if (hp->guard_slot >= WATCHED_MAX)
+		return;
+	pthread_mutex_lock(&table_lock);
+	atomic_store_explicit(&table[hp->guard_slot].hp, NULL, memory_order_release);
+	pthread_mutex_unlock(&table_lock);
+	hp->guard_slot = UINT_MAX;
 }
