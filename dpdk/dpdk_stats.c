@@ -17,12 +17,7 @@
 
 static void gather(struct hdp_dpdk_pool *pd, struct hdp_harden_stats *hs)
 {
-	struct hdp_harden_counters live;
-
-	memset(&live, 0, sizeof(live));
-	for (unsigned i = 0; i <= RTE_MAX_LCORE; i++)
-		hdp_harden_counters_add(&live, &pd->lcore[i].tls.c);
-	hdp_harden_stats_get(&pd->hp, &live, hs);
+	hdp_harden_stats_get(&pd->hp, hs);
 }
 
 static void fill(struct hdp_dpdk_pool *pd, struct hdp_dpdk_pool_stats *st)

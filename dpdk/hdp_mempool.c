@@ -119,12 +119,9 @@ static void hdp_ops_free(struct rte_mempool *mp)
 	if (!pd)
 		return;
 	hdp_dpdk_pools_remove(pd);
-	if (pd->hp_ready) {
-		/* What each lcore's quarantine holds goes with the pool. */
-		for (unsigned i = 0; i <= RTE_MAX_LCORE; i++)
-			hdp_harden_tls_retire(&pd->hp, &pd->lcore[i].tls);
+	/* What each lcore's quarantine holds goes with the pool (ops.each_thread). */
+	if (pd->hp_ready)
 		hdp_harden_pool_fini(&pd->hp);
-	}
 	rte_ring_free(pd->ring);
 	rte_free(pd->starts);
 	rte_free(pd->chunks);
@@ -267,10 +264,20 @@ static void extents(struct hdp_harden_pool *hp, void *const *objs, struct hdp_ex
 		ext[i] = hdp_dpdk_mbuf_extent(pd, objs[i]);
 }
 
+/* Each EAL lcore's entry, and the one non-EAL threads share. */
+static void each_thread(struct hdp_harden_pool *hp, hdp_harden_tls_fn_t fn, void *ctx)
+{
+	struct hdp_dpdk_pool *pd = pool_of(hp);
+
+	for (unsigned i = 0; i <= RTE_MAX_LCORE; i++)
+		fn(hp, &pd->lcore[i].tls, ctx);
+}
+
 static const struct hdp_harden_pool_ops ring_ops = {
 	.stash = stash,
 	.take = take,
 	.extents = extents,
+	.each_thread = each_thread,
 };
 
 /* Every object is in: index them and turn the profile on. */
@@ -314,7 +321,7 @@ static int harden_pool_ready(struct rte_mempool *mp, struct hdp_dpdk_pool *pd)
 		return ret;
 	pd->hp_ready = true;
 	pd->applied = true;
-	hdp_harden_stats_get(&pd->hp, NULL, &st);
+	hdp_harden_stats_get(&pd->hp, &st);
 	hdp_log(HDP_LOG_INFO, "mempool %s (%s, %u objects in %u chunk%s%s, quarantine %u "
 		"deep): %s%s%s", mp->name,
 		pd->is_mbuf ? "mbufs: data room hardened, headers untouched" : "whole objects",

@@ -294,4 +294,8 @@ const char *hdp_core_violation_name(enum hdp_violation_kind kind);
  */
 void report_invalid_free(struct hdp_harden_pool *hp, const void *obj);
 
+/* Accumulate one thread's counters into @sum (plain reads of atomics; harden_stats.c). */
+void hdp_harden_counters_add(struct hdp_harden_counters *sum,
+			     const struct hdp_harden_counters *c);
+
 #endif /* HDP_HARDENING_HARDEN_INTERNAL_H */

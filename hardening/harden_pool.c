@@ -101,8 +101,16 @@ err_layout:
 	return ret;
 }
 
+static void retire_thread(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void *ctx)
+{
+	(void)ctx;
+	hdp_harden_tls_retire(hp, t);
+}
+
 void hdp_harden_pool_fini(struct hdp_harden_pool *hp)
 {
+	if (hp->ops && hp->ops->each_thread)
+		hp->ops->each_thread(hp, retire_thread, NULL);
 	if (atomic_load_explicit(&hp->mte, memory_order_relaxed) == TAG_MTE_YES)
 		tag_mte_forget(hp);
 	guard_unwatch(hp);

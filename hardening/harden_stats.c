@@ -24,8 +24,13 @@ void hdp_harden_counters_add(struct hdp_harden_counters *sum,
 	hdp_counter_add(&sum->held_cut_short, hdp_counter_read(&c->held_cut_short));
 }
 
-void hdp_harden_stats_get(struct hdp_harden_pool *hp, const struct hdp_harden_counters *live,
-			  struct hdp_harden_stats *out)
+static void add_thread(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void *sum)
+{
+	(void)hp;
+	hdp_harden_counters_add(sum, &t->c);
+}
+
+void hdp_harden_stats_get(struct hdp_harden_pool *hp, struct hdp_harden_stats *out)
 {
 	struct hdp_harden_view v = hdp_harden_pool_view(hp);
 	struct hdp_harden_counters sum = { 0 };
@@ -34,8 +39,8 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp, const struct hdp_harden_co
 
 	memset(out, 0, sizeof(*out));
 	hdp_harden_counters_add(&sum, &hp->retired);
-	if (live)
-		hdp_harden_counters_add(&sum, live);
+	if (hp->ops && hp->ops->each_thread)
+		hp->ops->each_thread(hp, add_thread, &sum);
 	out->flags = hdp_view_flags(v);
 	out->on_violation = hdp_view_policy(v);
 	/* One load: the two epochs as they were together. */

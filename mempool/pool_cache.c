@@ -379,10 +379,23 @@ static void **cache(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, unsign
 	return c->objs;
 }
 
+/* Every cache's thread state, and the one of threads without a cache. */
+static void each_thread(struct hdp_harden_pool *hp, hdp_harden_tls_fn_t fn, void *ctx)
+{
+	struct hdp_pool *pool = pool_of(hp);
+
+	pthread_mutex_lock(&pool->lock);
+	fn(hp, &pool->orphan_hts, ctx);
+	for (struct pool_cache *c = pool->caches; c; c = c->next)
+		fn(hp, &c->hts, ctx);
+	pthread_mutex_unlock(&pool->lock);
+}
+
 const struct hdp_harden_pool_ops pool_ops = {
 	.stash = stash,
 	.take = take,
 	.cache = cache,
+	.each_thread = each_thread,
 };
 
 /* --- Bursts, handed to the pipeline with this thread's state ---------------- */

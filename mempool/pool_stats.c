@@ -23,17 +23,13 @@ static void add_counters(struct totals *t, struct pool_counters *c)
 void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 {
 	struct totals t = { 0 };
-	struct hdp_harden_counters live = { 0 };
 	uint64_t refused;
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&pool->lock);
 	add_counters(&t, &pool->retired);
-	hdp_harden_counters_add(&live, &pool->orphan_hts.c);
-	for (struct pool_cache *c = pool->caches; c; c = c->next) {
+	for (struct pool_cache *c = pool->caches; c; c = c->next)
 		add_counters(&t, &c->stats);
-		hdp_harden_counters_add(&live, &c->hts.c);
-	}
 	out->free_shared = pool->free_len;
 	out->caches = pool->ncaches;
 	refused = hdp_counter_read(&pool->double_frees_dropped);
@@ -49,7 +45,7 @@ void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 	out->alloc_fails = t.alloc_fails;
 	out->cache_hits = t.cache_hits;
 	out->cache_misses = t.cache_misses;
-	hdp_harden_stats_get(&pool->hp, &live, &out->harden);
+	hdp_harden_stats_get(&pool->hp, &out->harden);
 	out->held_cut_short = out->harden.held_cut_short;
 	/* Frees count when objects reach a cache; held ones were freed too. */
 	out->held = out->harden.held;

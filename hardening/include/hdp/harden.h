@@ -308,6 +308,10 @@ struct hdp_extent {
 struct hdp_harden_pool;
 struct hdp_harden_config;
 
+/* One thread state of a pool, for hdp_harden_pool_ops.each_thread. */
+typedef void (*hdp_harden_tls_fn_t)(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				    void *ctx);
+
 /*
  * Where a pool keeps its free objects: the back-end, called by the
  * pipeline once a burst (never per object). An object here is the
@@ -345,6 +349,14 @@ struct hdp_harden_pool_ops {
 	 */
 	void (*extents)(struct hdp_harden_pool *hp, void *const *objs, struct hdp_extent *ext,
 			unsigned n);
+	/*
+	 * Optional: @fn on every thread state the pool keeps, so that its
+	 * figures count the live threads' counters (hdp_harden_stats_get)
+	 * and its end frees what the steps keep for them
+	 * (hdp_harden_pool_fini). Never on the fast path; the back-end holds
+	 * what keeps its threads' list steady while it walks it.
+	 */
+	void (*each_thread)(struct hdp_harden_pool *hp, hdp_harden_tls_fn_t fn, void *ctx);
 };
 
 struct hdp_harden_pool_desc {
@@ -473,6 +485,7 @@ static inline struct hdp_harden_view hdp_harden_pool_view(struct hdp_harden_pool
  */
 int hdp_harden_pool_init(struct hdp_harden_pool *hp,
 			 const struct hdp_harden_pool_desc *desc);
+/* Undo the set-up; every thread state ops.each_thread names is retired first. */
 void hdp_harden_pool_fini(struct hdp_harden_pool *hp);
 
 /*
@@ -630,14 +643,8 @@ struct hdp_harden_stats {
 	char exclude[128];
 };
 
-/* Snapshot; @live adds counters of live threads the caller gathered. */
-void hdp_harden_stats_get(struct hdp_harden_pool *hp,
-			  const struct hdp_harden_counters *live,
-			  struct hdp_harden_stats *out);
-
-/* Accumulate one thread's counters into @sum (plain reads of atomics). */
-void hdp_harden_counters_add(struct hdp_harden_counters *sum,
-			     const struct hdp_harden_counters *c);
+/* Snapshot: the retired threads' counters and the live ones' (ops.each_thread). */
+void hdp_harden_stats_get(struct hdp_harden_pool *hp, struct hdp_harden_stats *out);
 
 /*
  * The hardening part of a pool's report, from the protections'
