@@ -34,11 +34,15 @@
  *   4. quarantine, then third parties' hold: freed objects kept a while,
  *      older ones out in their place;
  *   5. the back-end's stash.
+ * All or nothing (hdp_harden_pool_free_bulk): step 1 over the whole
+ * burst first; a handle that is no object of the pool stops it.
  * With nothing on and every handle plain and the pool's, a free burst
  * goes to the stash at once: one load of the word and one branch.
  */
 #include "harden_internal.h"
 #include "protection_internal.h"
+
+#include <errno.h>
 
 #define STEP 64		/* objects through the steps at a time */
 
@@ -465,6 +469,22 @@ unsigned hdp_harden_pool_free(struct hdp_harden_pool *hp, struct hdp_harden_tls 
 	for (unsigned i = 0; i < n; i += STEP)
 		taken += free_chunk(hp, t, v, objs + i, ext ? ext + i : NULL, min_u(n - i, STEP));
 	return taken;
+}
+
+int hdp_harden_pool_free_bulk(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			      void *const *objs, unsigned n)
+{
+	unsigned bad = 0;
+	uint32_t idx;
+
+	for (unsigned i = 0; i < n; i++)
+		bad += !object_slot(&hp->layout, (char *)hdp_untag(objs[i]) + hp->area_off, &idx);
+	if (hdp_likely(!bad))
+		return hdp_harden_pool_free(hp, t, objs, NULL, n) == n ? 0 : -EINVAL;
+	for (unsigned i = 0; i < n; i++)
+		if (!object_slot(&hp->layout, (char *)hdp_untag(objs[i]) + hp->area_off, &idx))
+			report_invalid_free(hp, objs[i]);
+	return -EINVAL;
 }
 
 void hdp_harden_pool_zero(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void *obj,

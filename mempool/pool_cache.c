@@ -467,18 +467,15 @@ unsigned hdp_pool_free_burst_extent(struct hdp_pool *pool, void *const *objs,
 /* All or nothing: a handle that is no object of the pool is reported, none is freed. */
 int hdp_pool_free_bulk(struct hdp_pool *pool, void *const *objs, unsigned n)
 {
-	const struct hdp_layout *l = &pool->hp.layout;
-	unsigned bad = 0;
+	struct pool_cache *c = cache_of(pool);
+	int ret;
 
-	for (unsigned i = 0; i < n; i++)
-		bad += !hdp_layout_is_object(l, (uintptr_t)hdp_untag(objs[i]));
-	if (hdp_likely(!bad))
-		return free_n(pool, objs, NULL, n) == n ? 0 : -EINVAL;
-	/* The pipeline's check reports each as what it is, and frees none. */
-	for (unsigned i = 0; i < n; i++)
-		if (!hdp_layout_is_object(l, (uintptr_t)hdp_untag(objs[i])))
-			free_n(pool, &objs[i], NULL, 1);
-	return -EINVAL;
+	if (hdp_likely(c != NULL))
+		return hdp_harden_pool_free_bulk(&pool->hp, &c->hts, objs, n);
+	pthread_mutex_lock(&pool->lock);
+	ret = hdp_harden_pool_free_bulk(&pool->hp, &pool->orphan_hts, objs, n);
+	pthread_mutex_unlock(&pool->lock);
+	return ret;
 }
 
 /* Checked copies and descriptors: the thread's cache carries its counters. */

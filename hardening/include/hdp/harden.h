@@ -534,6 +534,15 @@ unsigned hdp_harden_pool_free(struct hdp_harden_pool *hp, struct hdp_harden_tls 
 			      void *const *objs, const struct hdp_extent *ext, unsigned n);
 
 /*
+ * Free all or nothing (a pool's _bulk free): when a handle is no object
+ * of the pool, each such handle is reported as what it is and none is
+ * freed: -EINVAL. Otherwise hdp_harden_pool_free: 0 when it took every
+ * one, -EINVAL when a step refused some (reported).
+ */
+int hdp_harden_pool_free_bulk(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+			      void *const *objs, unsigned n);
+
+/*
  * Everything the protections hold for thread state @t (a quarantine),
  * up to @max into @out, oldest first, for the caller to put where its
  * free objects live (its cache is flushed, drained or goes). Returns how
