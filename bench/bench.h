@@ -66,7 +66,10 @@ struct bench_profile {
 uint64_t bench_now_ns(void);
 
 struct hdp_fwd;
-/* The 60-byte frame micro forwards; a profile ("@file.ini" or a spec) applied. */
+/*
+ * What micro and micro --threads share (bench_loopback.c): the 60-byte
+ * frame they forward; a profile ("@file.ini" or a spec) applied.
+ */
 extern const uint8_t bench_packet[60];
 /* bench_packet's headers, grown to @len bytes (60..BENCH_SIZE_MAX) of payload. */
 void bench_packet_fill(uint8_t *buf, uint32_t len);

@@ -44,51 +44,6 @@ static const struct bench_profile micro_profiles[] = {
 
 static const unsigned samples[] = { 1, 2, 4, 8, 10, 16, 32, 64 };
 
-/* A 60-byte Ethernet/IPv4/UDP frame, the size the end-to-end runs use. */
-const uint8_t bench_packet[60] = {
-	0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
-	0x45, 0, 0, 46, 0, 0, 0, 0, 64, 17, 0, 0, 198, 18, 0, 1, 198, 18, 0, 2,
-	0, 9, 0, 9, 0, 26, 0, 0,
-};
-
-void bench_packet_fill(uint8_t *buf, uint32_t len)
-{
-	uint16_t ip_len = (uint16_t)(len - 14), udp_len = (uint16_t)(len - 34);
-
-	memset(buf, 0, len);
-	memcpy(buf, bench_packet, sizeof(bench_packet));
-	buf[16] = (uint8_t)(ip_len >> 8);
-	buf[17] = (uint8_t)ip_len;
-	buf[38] = (uint8_t)(udp_len >> 8);
-	buf[39] = (uint8_t)udp_len;
-}
-
-/* [global] and [port:…] of a shipped file are hdp-fwd's, not ours. */
-static int other_section(void *ctx, const char *section, const char *key,
-			 const char *value, const char *file, int line)
-{
-	(void)ctx, (void)section, (void)key, (void)value, (void)file, (void)line;
-	return 0;
-}
-
-int bench_apply_profile(struct hdp_fwd *f, const char *spec, const char *configs)
-{
-	static struct hdp_harden_config cfg;
-	char path[BENCH_PATH_MAX + 64];
-
-	hdp_harden_config_init(&cfg);
-	hdp_harden_config_declare(&cfg, HDP_FWD_UMEM_POOL);
-	if (spec[0] == '@') {
-		if (snprintf(path, sizeof(path), "%s/%s", configs, spec + 1) >= (int)sizeof(path))
-			return -1;
-		if (hdp_harden_config_load_file(&cfg, path, other_section, NULL))
-			return -1;
-	} else if (hdp_harden_config_parse_string(&cfg, spec, "bench")) {
-		return -1;
-	}
-	return hdp_pool_configure(hdp_fwd_pool(f), &cfg) ? -1 : 0;
-}
-
 /* ns and cycles per packet over @steps steps. */
 static void run(struct hdp_fwd *f, const uint8_t *pkt, uint32_t len, unsigned steps,
 		double *ns, double *cyc)
@@ -269,14 +224,6 @@ int bench_micro(const struct bench_opts *o)
 	struct bench_report r;
 	char extra[64], sizes_json[1024];
 	size_t used = 0;
-
-	if (o->threads && o->sizes) {
-		fprintf(stderr, "hdp-bench: micro: --threads forwards 60-byte frames; "
-			"--size is for micro without it\n");
-		return 2;
-	}
-	if (o->threads)
-		return bench_micro_threads(o);
 
 	if (n < 2 && o->only) {
 		fprintf(stderr, "hdp-bench: --only '%s': no such profile\n", o->only);

@@ -144,6 +144,11 @@ int bench_micro_threads(const struct bench_opts *o)
 	struct bench_report r;
 	char extra[64];
 
+	if (o->sizes) {
+		fprintf(stderr, "hdp-bench: micro: --threads forwards 60-byte frames; "
+			"--size is for micro without it\n");
+		return 2;
+	}
 	if (!nc) {
 		fprintf(stderr, "hdp-bench: --threads '%s': expected counts from 1 to %d, "
 			"e.g. 1,2\n", o->threads, THREADS_MAX);

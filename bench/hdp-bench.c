@@ -40,6 +40,12 @@ static const char *fixed_sizes(const char *list, char *buf, size_t len)
 	return buf;
 }
 
+/* micro, or micro --threads: one worker per thread sharing one pool. */
+static int micro(const struct bench_opts *o)
+{
+	return o->threads ? bench_micro_threads(o) : bench_micro(o);
+}
+
 /*
  * compare drives namespaces, daemons and DPDK: the script next to us does
  * it. First micro, in this process, into DIR/micro, so that the report can
@@ -63,7 +69,7 @@ static int bench_compare(const struct bench_opts *o, const char *argv0)
 		mo.sizes = o->sizes ? fixed_sizes(o->sizes, micro_sizes, sizeof(micro_sizes)) : NULL;
 		if (mo.sizes && !*mo.sizes)
 			bench_progress("micro: no fixed frame length in --size '%s': not run", o->sizes);
-		else if (bench_micro(&mo))
+		else if (micro(&mo))
 			return 1;
 	}
 	snprintf(script, sizeof(script), "%s/compare", o->paths->scripts);
@@ -458,7 +464,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[optind], "regions") == 0)
 		return bench_regions(&o);
 	if (strcmp(argv[optind], "micro") == 0)
-		return bench_micro(&o);
+		return micro(&o);
 	if (strcmp(argv[optind], "sample") == 0)
 		return bench_sample(&o) || bench_sample_e2e(&o);
 	if (strcmp(argv[optind], "compare") == 0)
