@@ -24,10 +24,10 @@ static inline bool bench_digits_first(const char *s)
 	return *s >= '0' && *s <= '9';
 }
 
-/* Where the helper scripts, the shipped profiles and the programs are. */
+/* Where the Python package, the shipped profiles and the programs are. */
 struct bench_paths {
 	bool installed;			/* an installed bindir, not the build tree */
-	char scripts[BENCH_PATH_MAX];	/* compare, compare-*, dpdk-pools, topology */
+	char scripts[BENCH_PATH_MAX];	/* hdpbench/ (the Python modes), bench_out.py */
 	char configs[BENCH_PATH_MAX];	/* default.ini, strict.ini, ... */
 	char build[BENCH_PATH_MAX];	/* the build tree, when not installed */
 	char bindir[BENCH_PATH_MAX];	/* the programs, when installed */
@@ -35,7 +35,7 @@ struct bench_paths {
 };
 
 int bench_paths_find(struct bench_paths *p);
-/* Tell the helper scripts (their environment) where everything is. */
+/* Tell the Python modes (their environment) where everything is. */
 void bench_paths_export(const struct bench_paths *p);
 
 struct bench_opts {
@@ -47,11 +47,8 @@ struct bench_opts {
 	int cpu;		/* pin the measuring thread; -1: leave it */
 	const char *only;	/* micro: these profiles (and off), comma separated */
 	const char *threads;	/* micro: "1,2": workers sharing one pool */
-	const char *sizes;	/* micro: frame lengths, "60,1500"; compare: its --size */
+	const char *sizes;	/* micro: frame lengths, "60,1500" */
 	const struct bench_paths *paths;
-	/* compare: passed on to bench/compare */
-	bool profile;
-	const char *placement, *contenders, *seconds, *generator;
 };
 
 struct bench_stat {
@@ -125,6 +122,5 @@ int bench_report_close(struct bench_report *r);
 int bench_regions(const struct bench_opts *o);
 int bench_micro(const struct bench_opts *o);
 int bench_sample(const struct bench_opts *o);
-int bench_sample_e2e(const struct bench_opts *o);
 
 #endif /* HDP_BENCH_H */

@@ -52,21 +52,6 @@ int bench_out_open(const char *path)
 	return fd;
 }
 
-int bench_out_subdir(int dir, const char *where, const char *name)
-{
-	int fd;
-
-	if (mkdirat(dir, name, 0755) && errno != EEXIST) {
-		fprintf(stderr, "hdp-bench: --out %s: %s: %s\n", where, name, strerror(errno));
-		return -1;
-	}
-	fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		fprintf(stderr, "hdp-bench: --out %s: %s is not a directory of its own (%s): "
-			"refusing to write results there\n", where, name, strerror(errno));
-	return fd;
-}
-
 int bench_out_check(int dir, const char *where, const char *const *names)
 {
 	struct stat st;

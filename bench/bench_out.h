@@ -20,9 +20,6 @@ struct bench_out_file {
  */
 int bench_out_open(const char *path);
 
-/* The same for @name in @dir (@where names @dir in messages): never a link. */
-int bench_out_subdir(int dir, const char *where, const char *name);
-
 /* 0, or -1 (said) when one of @names (NULL-ended) holds anything but a regular file. */
 int bench_out_check(int dir, const char *where, const char *const *names);
 

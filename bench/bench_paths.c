@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Where hdp-bench finds its helper scripts, the shipped profiles and the
+ * Where hdp-bench finds its Python package, the shipped profiles and the
  * programs it measures: the source and build trees when it runs from the
  * build tree, the installed directories when it runs from an installed
  * bindir. An install with DESTDIR (packaging, tests) works as it is: the
@@ -60,7 +60,7 @@ static int from_install(struct bench_paths *p, const char *exe)
 {
 	static const char suffix[] = HDP_INSTALL_BINDIR "/hdp-bench";
 	size_t n = strlen(exe), s = strlen(suffix);
-	char root[PATH_MAX], probe[PATH_MAX + 16];
+	char root[PATH_MAX], probe[BENCH_PATH_MAX + 32];
 
 	if (n < s || strcmp(exe + n - s, suffix) || n - s >= sizeof(root))
 		return -1;
@@ -74,7 +74,7 @@ static int from_install(struct bench_paths *p, const char *exe)
 	    snprintf(p->driver, sizeof(p->driver), "%s%s/librte_mempool_hdp.so", root,
 		     HDP_INSTALL_LIBDIR) < 0)
 		return -1;
-	snprintf(probe, sizeof(probe), "%s/compare", p->scripts);
+	snprintf(probe, sizeof(probe), "%s/hdpbench/__main__.py", p->scripts);
 	if (!is_file(probe)) {
 		fprintf(stderr, "hdp-bench: installed as %s, but its helper scripts are not in %s\n",
 			exe, p->scripts);
@@ -108,8 +108,8 @@ int bench_paths_find(struct bench_paths *p)
 }
 
 /*
- * The scripts' side of the contract: BUILD_DIR for a build tree, or
- * HDP_BIN_DIR and HDP_CONFIG_DIR for an installed system (bench/compare).
+ * The Python side's contract: BUILD_DIR for a build tree, or HDP_BIN_DIR
+ * and HDP_CONFIG_DIR for an installed system (bench/hdpbench/paths.py).
  */
 void bench_paths_export(const struct bench_paths *p)
 {

@@ -8,11 +8,13 @@ import os
 # This package's parent: bench/ in the source tree, libexecdir/hdp installed.
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# A program's place in the build tree; installed, each is in the bindir,
-# but for the lab's own workload, which is beside this package.
+# A program's place in the build tree, when it is not tools/NAME/NAME;
+# installed, each is in the bindir, but for the lab's own workload, which
+# is beside this package.
 _BUILD_PLACES = {
     "hdp-fwd": "dataplane/hdp-fwd",
     "hdp-ctl": "dataplane/hdp-ctl",
+    "hdp-bench": "bench/hdp-bench",
     "hdp-lab-netlink": "bench/hdp-lab-netlink",
 }
 _LIBEXEC = ("hdp-lab-netlink",)

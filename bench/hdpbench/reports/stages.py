@@ -1,12 +1,9 @@
-#!/usr/bin/env python3
-"""Where a contender's core spends its time, by stage of the forwarding path.
-
-usage: compare-profile PERF_DATA T0 T1 SINK0 SINK1
-Reads `perf record -C CPU -g` samples of the contender's core taken from
-time T0 to T1 (seconds), while the sink's count went from SINK0 to SINK1,
-puts each sample in one stage by its call chain, and prints one JSON
-object: for each stage its share of the core and its nanoseconds of CPU
-per delivered packet (share x (T1 - T0) / (SINK1 - SINK0)).
+"""Where a contender's core spends its time, by stage of the forwarding
+path (compare --profile): `perf record -C CPU -g` samples of the
+contender's core taken from time T0 to T1 (seconds), while the sink's
+count went from SINK0 to SINK1, each put in one stage by its call chain;
+for each stage its share of the core and its nanoseconds of CPU per
+delivered packet (share x (T1 - T0) / (SINK1 - SINK0)).
 
 Stages, decided in this order:
   idle               the core had nothing to run (swapper, cpuidle)
@@ -26,9 +23,7 @@ Stages, decided in this order:
   sched              scheduling and waiting in poll()
   other_kernel       the rest (syscall entry and exit, timers, ...)
 """
-import json
 import subprocess
-import sys
 
 STAGES = ["rx_skb", "xdp", "rx_copy", "tx_build", "tx_completion", "next_hop_rx",
           "user", "sched", "other_kernel", "idle"]
@@ -101,10 +96,13 @@ def samples(path):
         yield comm, frames
 
 
-def main():
-    path = sys.argv[1]
-    seconds = float(sys.argv[3]) - float(sys.argv[2])
-    packets = float(sys.argv[5]) - float(sys.argv[4])
+def profile(path, t0, t1, sink0, sink1):
+    """The stages of the samples in perf's file @path, as compare's trials
+    keep them: {"samples", "seconds", "packets", "stages": {STAGE: {"share",
+    "ns_per_pkt"}}}. Raises OSError or CalledProcessError when perf cannot
+    read them."""
+    seconds = t1 - t0
+    packets = sink1 - sink0
     counts = dict.fromkeys(STAGES, 0)
     for comm, frames in samples(path):
         if comm.startswith("swapper"):
@@ -116,8 +114,4 @@ def main():
         share = counts[s] / total if total else 0.0
         ns = share * seconds * 1e9 / packets if packets else 0.0
         result["stages"][s] = {"share": share, "ns_per_pkt": ns}
-    print(json.dumps(result))
-
-
-if __name__ == "__main__":
-    main()
+    return result

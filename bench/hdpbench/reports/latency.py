@@ -1,15 +1,14 @@
-#!/usr/bin/env python3
-"""hdp-bench latency's report: from the points one run measured (one JSON
-line each, bench/latency), the figures per contender, size and load as
-medians over the trials, the latency each contender adds to the baseline
-path at the same rate in the same trial, the targets of issue 28, and two
-plots per size (the CDF at one load, p99 against load).
+"""latency's report: from the points one run measured (one JSON object a
+line), the figures per contender, size and load as medians over the
+trials, the latency each contender adds to the baseline path at the same
+rate in the same trial, the targets, and two plots per size (the CDF at
+one load, p99 against load). Every file goes into OUT as bench_out.py
+writes; points.jsonl is the points again, which this report reads again
+from the command line:
 
-Every file goes into OUTDIR as bench_out.py writes.
-
-usage: latency-report POINTS SECONDS TRIALS SPIN_US [OUTDIR]
-       latency-report --prepare OUTDIR SIZES   before the run: make OUTDIR, refuse
-                                               what is in the way (SIZES: 60,1500)
+usage: latency-report POINTS.JSONL SECONDS TRIALS SPIN_US [OUT]
+       latency-report --prepare OUT SIZES   before a run: make OUT, refuse what
+                                            is in the way (SIZES: 60,1500)
 """
 import json
 import os
@@ -22,9 +21,8 @@ import bench_out
 PCTS = ("p50", "p90", "p99", "p999")
 
 
-def load_points(path):
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+def load_points(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def median(xs):
@@ -115,7 +113,7 @@ def per_contender(points, field):
 
 
 def targets(rows, idle, spin_us):
-    """Issue 28's targets, each: (what, figures, met or not)."""
+    """The targets latency is held to, each: (what, figures, met or not)."""
     out = []
 
     def get(who, size, load):
@@ -301,24 +299,34 @@ def report(points, seconds, trials, spin_us, outdir):
                          for t, f_, m in targets(rows, idle, spin_us)]}, indent=1))
 
 
-def main(argv):
-    if len(argv) == 4 and argv[1] == "--prepare":
-        os.close(bench_out.prepare(argv[2], outputs(argv[3].split(","))))
-        return
-    if len(argv) not in (5, 6):
-        sys.exit(__doc__)
-    outdir = bench_out.open_dir(argv[5]) if len(argv) == 6 and argv[5] else None
+def write(points_text, seconds, trials, spin_us, outdir=None):
+    """The report of one run's points: printed, and written into @outdir
+    (a bench_out descriptor) when there is one, points.jsonl first."""
     if outdir is not None:
-        with open(argv[1], "rb") as f:
-            bench_out.write(outdir, "points.jsonl", f.read())
-    report(load_points(argv[1]), argv[2], argv[3], argv[4], outdir)
+        bench_out.write(outdir, "points.jsonl", points_text)
+    report(load_points(points_text), seconds, trials, spin_us, outdir)
 
 
-if __name__ == "__main__":
+def prepare(out, sizes):
+    """OUT made and judged before a run of @sizes (bench_out.prepare): its descriptor."""
+    return bench_out.prepare(out, outputs(sizes))
+
+
+def main(argv):
     try:
-        main(sys.argv)
+        if len(argv) == 3 and argv[0] == "--prepare":
+            os.close(prepare(argv[1], argv[2].split(",")))
+            return 0
+        if len(argv) not in (4, 5):
+            sys.stderr.write(__doc__[__doc__.index("usage:"):])
+            return 2
+        outdir = bench_out.open_dir(argv[4]) if len(argv) == 5 and argv[4] else None
+        with open(argv[0]) as f:
+            write(f.read(), argv[1], argv[2], argv[3], outdir)
     except bench_out.OutError as e:
         print(f"latency: --out: {e}", file=sys.stderr)
-        sys.exit(2)
+        return 2
     except OSError as e:
-        sys.exit(f"latency: results: {e}")
+        print(f"latency: results: {e}", file=sys.stderr)
+        return 1
+    return 0
