@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fwd_dpdk_load.h"
+#include "dpdk/load.h"
 
 static struct hdp_fwd *running;
 static struct hdp_fwd_dpdk_module dpdk_module;	/* loaded with EAL arguments */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * dir_walk (dataplane/dir_walk.h), in a directory of its own under /tmp:
+ * dir_walk (dataplane/paths/dir_walk.h), in a directory of its own under /tmp:
  * what each rule takes and refuses, and what it names when it refuses;
  * links followed only from where nobody else could have put them; an
  * entry reached without opening it (a FIFO does not block); loops, and

@@ -5,8 +5,8 @@
  * is done by a child forked early, holding nothing but the read end of a
  * pipe and its parent's privileges. It is told what to undo over the pipe
  * and does it at EOF, which the kernel gives it at any death of hdp-fwd.
- * Two keepers use it: busy polling's interface settings (fwd_busy.c) and
- * the XDP programs net_af_xdp attaches (xdp_keeper.c).
+ * Two keepers use it: busy polling's interface settings (afxdp/busy.c) and
+ * the XDP programs net_af_xdp attaches (control/xdp_keeper.c).
  */
 #ifndef HDP_KEEPER_H
 #define HDP_KEEPER_H

@@ -9,7 +9,7 @@
  * of a chain's first segment; frames that cannot be rewritten (runts),
  * are longer than the output carries (too_big) or cannot be sent (TX
  * full) are freed, a chain whole, and counted. Frame sizes, MTUs and
- * chains of mbufs for jumbo frames: fwd_dpdk_sizes.c. The main lcore's
+ * chains of mbufs for jumbo frames: sizes.c. The main lcore's
  * worker also serves the control socket, the stats lines, the metrics
  * file and SIGHUP between bursts.
  *
@@ -17,7 +17,7 @@
  * every mbuf crosses the hdp driver, so its profile holds for each one,
  * and a "set" on the control socket applies from the next bulk call.
  */
-#include "fwd_dpdk_internal.h"
+#include "engine.h"
 
 #include <hdp/dpdk.h>
 #include <hdp/log.h>
@@ -454,7 +454,7 @@ static int make_workers(struct dpdk_fwd *d)
 	return 0;
 }
 
-/* The mbufs, as long as the sizes chose (fwd_dpdk_sizes.c). */
+/* The mbufs, as long as the sizes chose (sizes.c). */
 static struct rte_mempool *make_pool(const struct dpdk_fwd *d)
 {
 	return rte_pktmbuf_pool_create_by_ops(HDP_FWD_DPDK_POOL, d->cfg->frames,

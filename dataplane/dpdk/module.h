@@ -6,7 +6,7 @@
  * made with the hdp mempool driver under hdp-fwd's own profiles.
  *
  * The two functions below are all of the module hdp-fwd-dpdk.so that
- * hdp-fwd sees: it looks them up by name (fwd_dpdk_load.c), so their
+ * hdp-fwd sees: it looks them up by name (dpdk/load.c), so their
  * pointer types are part of the interface too.
  */
 #ifndef HDP_FWD_DPDK_H

@@ -8,12 +8,12 @@
 #ifndef HDP_FWD_DPDK_LOAD_H
 #define HDP_FWD_DPDK_LOAD_H
 
-#include "fwd_dpdk.h"
+#include "module.h"
 
 #define HDP_FWD_DPDK_MODULE "hdp-fwd-dpdk.so"
 #define HDP_FWD_DPDK_MODULE_ENV "HDP_FWD_DPDK_MODULE"
 
-/* The module's entry points (fwd_dpdk.h). */
+/* The module's entry points (module.h). */
 struct hdp_fwd_dpdk_module {
 	hdp_fwd_dpdk_check_fn_t check;
 	hdp_fwd_dpdk_run_fn_t run;

@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dir_walk.h"
-#include "path_own.h"
+#include "paths/dir_walk.h"
+#include "paths/path_own.h"
 #include "prom_text.h"
 
 #define TEXT_MAX (1 << 18)

@@ -14,7 +14,7 @@
  * none gets mbufs long enough for its whole frame instead (one pool for
  * every port, so every port then gets them).
  */
-#include "fwd_dpdk_internal.h"
+#include "engine.h"
 
 
 #include <net/if.h>

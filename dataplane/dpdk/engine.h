@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * hdp-fwd on DPDK ports, shared by the forwarding (fwd_dpdk.c) and the
- * control socket's answers (fwd_dpdk_ctl.c): one worker per EAL lcore,
+ * hdp-fwd on DPDK ports, shared by the forwarding (engine.c) and the
+ * control socket's answers (answers.c): one worker per EAL lcore,
  * each polling the RX queues given to it and sending on the same queue of
  * each one's peer, so that every TX queue has exactly one sender.
  */
 #ifndef HDP_FWD_DPDK_INTERNAL_H
 #define HDP_FWD_DPDK_INTERNAL_H
 
-#include "fwd_dpdk.h"
+#include "module.h"
 
 #include <hdp/counter.h>
 #include <hdp/ctl.h>
@@ -31,7 +31,7 @@ struct dpdk_queue {
 };
 
 /*
- * How a port carries frames (fwd_dpdk_sizes.c): the longest it receives
+ * How a port carries frames (sizes.c): the longest it receives
  * or sends (what the ports forwarding to it receive), and what it is
  * configured with for them.
  */
@@ -96,7 +96,7 @@ void hdp_fwd_dpdk_port_sum(const struct dpdk_fwd *d, unsigned port, struct dpdk_
 void hdp_fwd_dpdk_worker_sum(const struct dpdk_fwd *d, unsigned k, struct dpdk_port_sum *s);
 
 /*
- * Every port's frames judged against its device (fwd_dpdk_sizes.c), after
+ * Every port's frames judged against its device (sizes.c), after
  * EAL found the devices and before the pool is made: each port's size and
  * the mbufs' data room set. 0; 2 with each port that cannot carry its
  * frames said (the frames, the largest it takes, the remedy); 1 when a
@@ -113,12 +113,12 @@ const char *hdp_fwd_dpdk_size_text(const struct dpdk_fwd *d, unsigned i, char *b
 struct hdp_strbuf;
 
 /*
- * Every port's packets, frags and drops as a text table (fwd_dpdk_ctl.c),
+ * Every port's packets, frags and drops as a text table (answers.c),
  * for hdp-ctl stats and the summary at exit alike.
  */
 void hdp_fwd_dpdk_port_table(struct dpdk_fwd *d, struct hdp_strbuf *o);
 
-/* The control socket's view of @d (fwd_dpdk_ctl.c). */
+/* The control socket's view of @d (answers.c). */
 struct hdp_ctl_source hdp_fwd_dpdk_ctl_source(struct dpdk_fwd *d);
 /* SIGHUP or hdp-ctl reload (@cause, for the messages): 0 or -EINVAL. */
 int hdp_fwd_dpdk_reload(struct dpdk_fwd *d, const char *cause);

@@ -18,7 +18,7 @@
  * /proc/self/fd/M of the file itself: the module finds hdp's DPDK driver
  * by its RUNPATH, $ORIGIN/.., and $ORIGIN would then be /proc/self/fd.)
  */
-#include "fwd_dpdk_load.h"
+#include "load.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "dir_walk.h"
+#include "paths/dir_walk.h"
 
 /* Found by name, the functions must have the types their pointers get. */
 _Static_assert(_Generic(&hdp_fwd_dpdk_check, hdp_fwd_dpdk_check_fn_t : 1, default : 0),

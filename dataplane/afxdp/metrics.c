@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "prom_harden.h"
-#include "prom_text.h"
+#include "control/prom_harden.h"
+#include "control/prom_text.h"
 
 #define R(c) atomic_load_explicit(&(c), memory_order_relaxed)
 #define U(x) ((unsigned long long)(x))

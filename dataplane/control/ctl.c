@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dir_walk.h"
-#include "path_own.h"
+#include "paths/dir_walk.h"
+#include "paths/path_own.h"
 
 #define REPLY_MAX 65536
 #define DRAIN_MAX 65536		/* bytes read past a request before giving up */

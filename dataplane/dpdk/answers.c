@@ -5,9 +5,9 @@
  * counters and its one pool, "mbufs", whose profile "set" changes through
  * the hdp driver (applied from the next bulk call).
  */
-#include "fwd_dpdk_internal.h"
-#include "prom_harden.h"
-#include "prom_text.h"
+#include "engine.h"
+#include "control/prom_harden.h"
+#include "control/prom_text.h"
 
 #include <hdp/dpdk.h>
 #include <hdp/log.h>
@@ -66,7 +66,7 @@ static void stats_text(struct dpdk_fwd *d, struct hdp_strbuf *o)
 	}
 }
 
-/* Names as on AF_XDP ports (fwd_stats.c): packets, frags, bytes, drops by cause. */
+/* Names as on AF_XDP ports (afxdp/stats.c): packets, frags, bytes, drops by cause. */
 static void stats_json(struct dpdk_fwd *d, struct hdp_strbuf *o)
 {
 	struct dpdk_port_sum s;

@@ -8,7 +8,7 @@
  * metrics file's path, the user) is built into the running forwarder and
  * needs a restart.
  */
-#include "fwd_internal.h"
+#include "afxdp/fwd_internal.h"
 
 #include <hdp/pool.h>
 

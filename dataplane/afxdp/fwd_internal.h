@@ -251,15 +251,15 @@ struct fwd_burst {
 	uint64_t drops[HDP_FWD_BATCH_MAX + HDP_FWD_CHAIN_MAX];
 };
 
-/* A descriptor of a packet in a chain (fwd_chain.c). */
+/* A descriptor of a packet in a chain (chain.c). */
 void fwd_rx_chained(struct hdp_fwd *f, struct fwd_port *in, const struct fwd_port *out,
 		    struct xdp_desc desc, struct fwd_burst *b);
 
-/* The worker's loop (fwd_loop.c); one pass of one direction. */
+/* The worker's loop (burst.c); one pass of one direction. */
 void *fwd_worker_main(void *arg);
 unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d);
 
-/* Frames between the pool and the rings (fwd_frames.c). */
+/* Frames between the pool and the rings (frames.c). */
 unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n);
 void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n);
 unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n);
@@ -268,10 +268,10 @@ unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p);
 /* At the end: every held frame back, the pool destroyed; returns the lost. */
 unsigned fwd_frames_return_all(struct hdp_fwd *f);
 
-/* Each port's MTU as set up (fwd_mtu.c): the interfaces', none for loopback rings. */
+/* Each port's MTU as set up (mtu.c): the interfaces', none for loopback rings. */
 void fwd_mtu_init(struct hdp_fwd *f);
 
-/* Busy polling (fwd_busy.c): interfaces and sockets set up, and put back. */
+/* Busy polling (busy.c): interfaces and sockets set up, and put back. */
 int fwd_busy_keeper_start(struct hdp_fwd *f);
 int fwd_busy_setup(struct hdp_fwd *f);
 void fwd_busy_restore(struct hdp_fwd *f);
