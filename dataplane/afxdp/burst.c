@@ -60,17 +60,16 @@ HDP_COLD static void refuse_desc(struct hdp_fwd *f, struct xdp_desc d, struct fw
 {
 	void *unused;
 
-	hdp_fwd_rx_desc(f->pool, d.addr, d.len, &unused);
+	hdp_fwd_rx_desc(f->frames.pool, d.addr, d.len, &unused);
 	b->dropped[HDP_FWD_DROP_INVALID_DESC]++;
-	if (fwd_frame_take(f, d.addr)) {	/* outside the UMEM: false */
-		f->ext[fwd_frame_of(f, d.addr)] = (struct hdp_extent){
-			0, (uint32_t)f->lay.obj_size };
+	if (fwd_frames_take(&f->frames, d.addr)) {	/* outside the UMEM: false */
+		fwd_frames_written_whole(&f->frames, d.addr);
 		b->drops[b->ndrops++] = d.addr;
 	}
 }
 
 /*
- * A descriptor naming a frame that was not lent (fwd_frame_take): dropped
+ * A descriptor naming a frame that was not lent (fwd_frames_take): dropped
  * and counted as not_lent, a violation of the pool when bounds are on, and
  * the frame left where it is, with whoever holds it.
  */
@@ -79,8 +78,8 @@ HDP_COLD static void refuse_not_lent(struct hdp_fwd *f, struct xdp_desc d, struc
 	char detail[80];
 
 	snprintf(detail, sizeof(detail), "frame %u is not in a fill ring",
-		 fwd_frame_of(f, d.addr));
-	hdp_pool_desc_refuse(f->pool, HDP_V_DESC_NOT_LENT, d.addr, d.len, detail);
+		 fwd_frames_index(&f->frames, d.addr));
+	hdp_pool_desc_refuse(f->frames.pool, HDP_V_DESC_NOT_LENT, d.addr, d.len, detail);
 	b->dropped[HDP_FWD_DROP_NOT_LENT]++;
 }
 
@@ -88,7 +87,7 @@ HDP_COLD static void refuse_not_lent(struct hdp_fwd *f, struct xdp_desc d, struc
 static void count_rx(struct hdp_fwd *f, struct fwd_port *in, unsigned n,
 		     const struct fwd_burst *b)
 {
-	hdp_pool_count_desc_checks(f->pool, n);
+	hdp_pool_count_desc_checks(f->frames.pool, n);
 	/* A packet counts once, at its last frame (no XDP_PKT_CONTD), forwarded or dropped. */
 	hdp_counter_add(&in->stats.rx_packets, n - b->rx_contd);
 	hdp_counter_add(&in->stats.rx_frags, n);
@@ -117,7 +116,7 @@ static void send_burst(struct hdp_fwd *f, struct fwd_port *out, struct fwd_burst
 			room--;
 	if (room && xsk_ring_prod__reserve(&out->tx, room, &tx_idx) == room) {
 		for (unsigned i = 0; i < room; i++) {
-			fwd_frame_on_tx(f, b->good[i].addr, (unsigned)(out - f->ports));
+			fwd_frames_on_tx(&f->frames, b->good[i].addr, (unsigned)(out - f->ports));
 			*xsk_ring_prod__tx_desc(&out->tx, tx_idx + i) = b->good[i];
 			bytes += b->good[i].len;
 			contd += b->good[i].options & XDP_PKT_CONTD;
@@ -142,7 +141,8 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 {
 	struct fwd_port *in = d->in, *out = d->out;
 	struct fwd_burst b;
-	uint32_t rx_idx, stride = (uint32_t)f->lay.stride;
+	const struct fwd_frames *fr = &f->frames;
+	uint32_t rx_idx, stride = (uint32_t)fr->lay.stride;
 	bool rewrite, chained;
 	unsigned n;
 
@@ -164,7 +164,10 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 
 		/* A packet of more than one frame, or the rest of one. */
 		if (hdp_unlikely(desc.options | chained)) {
-			fwd_rx_chained(f, in, out, desc, &b);
+			fwd_chain_rx(fr, &(const struct fwd_chain_dir){
+					.chain = &in->chain, .in_zerocopy = in->zerocopy,
+					.out_sg = out->sg, .out = &out->cfg, .mode = f->cfg->mode,
+				     }, desc, &b);
 			chained = in->chain.n || in->chain.discard;
 			continue;
 		}
@@ -172,21 +175,21 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 		 * Inside one chunk of the UMEM, whatever the profile (bounds=off
 		 * must not mean a wild pointer): the pool's own test, inline.
 		 */
-		if (hdp_unlikely(!hdp_layout_holds(&f->lay, desc.addr, desc.len))) {
+		if (hdp_unlikely(!hdp_layout_holds(&fr->lay, desc.addr, desc.len))) {
 			refuse_desc(f, desc, &b);
 			continue;
 		}
-		if (hdp_unlikely(!fwd_frame_take(f, desc.addr))) {
+		if (hdp_unlikely(!fwd_frames_take(fr, desc.addr))) {
 			refuse_not_lent(f, desc, &b);
 			continue;
 		}
-		f->ext[fwd_frame_of(f, desc.addr)] = fwd_rx_extent(in, desc, stride);
+		fr->ext[fwd_frames_index(fr, desc.addr)] = fwd_rx_extent(in->zerocopy, desc, stride);
 		if (hdp_unlikely(desc.len > b.tx_frame_max)) {
 			b.drops[b.ndrops++] = desc.addr;
 			b.tx_mtu++;
 			continue;
 		}
-		if (rewrite && hdp_unlikely(hdp_fwd_rewrite(f->cfg->mode, fwd_frame_data(f, desc.addr),
+		if (rewrite && hdp_unlikely(hdp_fwd_rewrite(f->cfg->mode, fwd_frames_data(fr, desc.addr),
 							     desc.len, &out->cfg))) {
 			b.drops[b.ndrops++] = desc.addr;
 			b.dropped[HDP_FWD_DROP_RUNT]++;
@@ -203,7 +206,7 @@ unsigned fwd_forward(struct hdp_fwd *f, struct fwd_dir *d)
 	if (out->tx_outstanding)
 		kick_tx(out);
 	if (b.ndrops)
-		fwd_frames_free(f, b.drops, b.ndrops);
+		fwd_frames_free(fr, b.drops, b.ndrops);
 	/* One frame back into the fill ring for each frame received. */
 	fwd_fill(f, in, n);
 	return n;
@@ -329,6 +332,6 @@ void *fwd_worker_main(void *arg)
 		sleep_in_poll(w, pending);
 	}
 	/* Leave the pool's caches to the pool: frames go back on exit. */
-	hdp_pool_cache_flush(f->pool);
+	hdp_pool_cache_flush(f->frames.pool);
 	return NULL;
 }

@@ -9,30 +9,48 @@
  */
 #include "fwd_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-unsigned fwd_frames_alloc(struct hdp_fwd *f, uint64_t *addrs, unsigned n)
+int fwd_frames_create(struct fwd_frames *fr, const struct hdp_pool_params *params,
+		      const struct hdp_harden_config *harden)
+{
+	fr->pool = hdp_pool_create(params);
+	/* A huge_dir that is no hugetlbfs directory is the configuration's. */
+	if (!fr->pool)
+		return errno == ENOENT || errno == ENOTDIR ? -EINVAL : -errno;
+	if (hdp_pool_configure(fr->pool, harden))
+		return -EINVAL;
+	fr->lay = *hdp_pool_slots(fr->pool);
+	fr->shift = (unsigned)__builtin_ctzl(fr->lay.stride);
+	fr->held = calloc(params->obj_count, sizeof(*fr->held));
+	fr->ext = calloc(params->obj_count, sizeof(*fr->ext));
+	return fr->held && fr->ext ? 0 : -ENOMEM;
+}
+
+unsigned fwd_frames_alloc(const struct fwd_frames *fr, uint64_t *addrs, unsigned n)
 {
 	void *objs[HDP_FWD_BATCH_MAX * 2];
 	unsigned got;
 
 	if (n > HDP_ARRAY_SIZE(objs))
 		n = HDP_ARRAY_SIZE(objs);
-	got = hdp_pool_alloc_burst(f->pool, objs, n);
+	got = hdp_pool_alloc_burst(fr->pool, objs, n);
 	for (unsigned i = 0; i < got; i++) {
-		uint64_t addr = (uintptr_t)hdp_untag(objs[i]) - f->lay.base;
-		uint32_t idx = fwd_frame_of(f, addr);
+		uint64_t addr = (uintptr_t)hdp_untag(objs[i]) - fr->lay.base;
+		uint32_t idx = fwd_frames_index(fr, addr);
 
 		addrs[i] = addr;
 		/* Lent (each goes to a fill ring), and the tag the pool gave it. */
-		atomic_store_explicit(&f->held[idx],
+		atomic_store_explicit(&fr->held[idx],
 				      (uint16_t)(FWD_FRAME_LENT | hdp_tag_of(objs[i]) << 4),
 				      memory_order_relaxed);
 	}
 	return got;
 }
 
-void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n)
+void fwd_frames_free(const struct fwd_frames *fr, const uint64_t *addrs, unsigned n)
 {
 	void *objs[HDP_FWD_BATCH_MAX * 2];
 	struct hdp_extent ext[HDP_FWD_BATCH_MAX * 2];
@@ -42,13 +60,13 @@ void fwd_frames_free(struct hdp_fwd *f, const uint64_t *addrs, unsigned n)
 
 		for (unsigned i = 0; i < k; i++) {
 			/* Completion addresses may carry an offset: free the chunk. */
-			uint32_t idx = fwd_frame_of(f, addrs[i]);
+			uint32_t idx = fwd_frames_index(fr, addrs[i]);
 
-			objs[i] = (void *)hdp_layout_slot_addr(&f->lay, idx);
-			ext[i] = f->ext[idx];
-			atomic_store_explicit(&f->held[idx], 0, memory_order_relaxed);
+			objs[i] = (void *)hdp_layout_slot_addr(&fr->lay, idx);
+			ext[i] = fr->ext[idx];
+			atomic_store_explicit(&fr->held[idx], 0, memory_order_relaxed);
 		}
-		hdp_pool_free_burst_extent(f->pool, objs, ext, k);
+		hdp_pool_free_burst_extent(fr->pool, objs, ext, k);
 		addrs += k;
 		n -= k;
 	}
@@ -86,7 +104,7 @@ unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
 	}
 	if (!n)
 		return 0;
-	got = fwd_frames_alloc(f, addrs, n);
+	got = fwd_frames_alloc(&f->frames, addrs, n);
 	if (got < n)
 		hdp_counter_add(&p->stats.fill_empty, n - got);
 	if (!got)
@@ -94,8 +112,9 @@ unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
 	if (hdp_unlikely(xsk_ring_prod__reserve(&p->fill, got, &idx) != got)) {
 		/* No room after all (the targets keep it from happening): back, unwritten. */
 		for (unsigned i = 0; i < got; i++)
-			f->ext[fwd_frame_of(f, addrs[i])] = (struct hdp_extent){ 0, 0 };
-		fwd_frames_free(f, addrs, got);
+			f->frames.ext[fwd_frames_index(&f->frames, addrs[i])] =
+				(struct hdp_extent){ 0, 0 };
+		fwd_frames_free(&f->frames, addrs, got);
 		return 0;
 	}
 	for (unsigned i = 0; i < got; i++)
@@ -140,8 +159,8 @@ HDP_COLD static void refuse_completion(struct hdp_fwd *f, struct fwd_port *p, ui
 
 	hdp_counter_add(&p->stats.comp_refused, 1);
 	snprintf(detail, sizeof(detail), "a completion on %s names frame %llu, which is not on "
-		 "its TX ring", p->cfg.ifname, (unsigned long long)(addr >> f->frame_shift));
-	hdp_pool_desc_refuse(f->pool, HDP_V_DESC_NOT_LENT, addr, 0, detail);
+		 "its TX ring", p->cfg.ifname, (unsigned long long)(addr >> f->frames.shift));
+	hdp_pool_desc_refuse(f->frames.pool, HDP_V_DESC_NOT_LENT, addr, 0, detail);
 }
 
 /* Give completed TX frames of @p back to the pool: those it sent, once. */
@@ -156,39 +175,44 @@ unsigned fwd_complete(struct hdp_fwd *f, struct fwd_port *p)
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t addr = *xsk_ring_cons__comp_addr(&p->comp, idx + i);
 
-		if (hdp_likely(fwd_frame_sent(f, addr, (unsigned)(p - f->ports))))
+		if (hdp_likely(fwd_frames_sent(&f->frames, addr, (unsigned)(p - f->ports))))
 			addrs[k++] = addr;
 		else
 			refuse_completion(f, p, addr);
 	}
 	xsk_ring_cons__release(&p->comp, n);
-	fwd_frames_free(f, addrs, k);
+	fwd_frames_free(&f->frames, addrs, k);
 	/* What is still on TX: a refused completion took nothing off it. */
 	p->tx_outstanding -= k < p->tx_outstanding ? k : p->tx_outstanding;
 	return n;
 }
 
-unsigned fwd_frames_return_all(struct hdp_fwd *f)
+unsigned fwd_frames_destroy(struct fwd_frames *fr)
 {
 	struct hdp_pool_stats st;
 
-	if (!f->pool)
+	if (!fr->pool) {
+		free((void *)fr->held);
+		free(fr->ext);
 		return 0;
+	}
 	/*
 	 * The rings are gone: frames left in them are ours again. The kernel
 	 * may have written those without telling us where: wipe them whole.
 	 */
-	for (uint32_t idx = 0; f->held && idx < f->lay.slots; idx++) {
-		if (f->held[idx]) {
-			uint64_t addr = (uint64_t)idx * f->lay.stride;
+	for (uint32_t idx = 0; fr->held && idx < fr->lay.slots; idx++) {
+		if (fr->held[idx]) {
+			uint64_t addr = (uint64_t)idx * fr->lay.stride;
 
-			f->ext[idx] = (struct hdp_extent){ 0, (uint32_t)f->lay.obj_size };
-			fwd_frames_free(f, &addr, 1);
+			fwd_frames_written_whole(fr, addr);
+			fwd_frames_free(fr, &addr, 1);
 		}
 	}
-	hdp_pool_cache_flush(f->pool);
-	hdp_pool_stats_get(f->pool, &st);
-	hdp_pool_destroy(f->pool);
-	f->pool = NULL;
+	hdp_pool_cache_flush(fr->pool);
+	hdp_pool_stats_get(fr->pool, &st);
+	hdp_pool_destroy(fr->pool);
+	free((void *)fr->held);
+	free(fr->ext);
+	*fr = (struct fwd_frames){ 0 };
 	return (unsigned)st.in_use;
 }

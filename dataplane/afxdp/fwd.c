@@ -206,24 +206,6 @@ int hdp_fwd_umem_profile_check(const struct hdp_fwd_cfg *cfg)
 	return ret ? -EINVAL : 0;
 }
 
-static int create_pool(struct hdp_fwd *f)
-{
-	struct hdp_fwd_cfg *c = f->cfg;
-	struct hdp_pool_params params = umem_params(c);
-
-	f->pool = hdp_pool_create(&params);
-	/* A huge_dir that is no hugetlbfs directory is the configuration's. */
-	if (!f->pool)
-		return errno == ENOENT || errno == ENOTDIR ? -EINVAL : -errno;
-	if (hdp_pool_configure(f->pool, &c->harden))
-		return -EINVAL;
-	f->lay = *hdp_pool_slots(f->pool);
-	f->frame_shift = (unsigned)__builtin_ctzl(f->lay.stride);
-	f->held = calloc(c->frames, sizeof(*f->held));
-	f->ext = calloc(c->frames, sizeof(*f->ext));
-	return f->held && f->ext ? 0 : -ENOMEM;
-}
-
 static int64_t monotonic_ms(void)
 {
 	struct timespec ts;
@@ -256,7 +238,7 @@ static int try_open_sockets(struct hdp_fwd *f, bool quiet_busy)
 	};
 	int need, ret;
 
-	ret = xsk_umem__create(&f->umem, (void *)f->lay.base, f->lay.span,
+	ret = xsk_umem__create(&f->umem, (void *)f->frames.lay.base, f->frames.lay.span,
 			       &f->ports[0].fill, &f->ports[0].comp, &ucfg);
 	if (ret) {
 		hdp_log(HDP_LOG_ERR, "cannot register the UMEM (%u frames of %u bytes): %s",
@@ -314,6 +296,7 @@ static int open_sockets(struct hdp_fwd *f)
 struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg)
 {
 	struct hdp_fwd *f = calloc(1, sizeof(*f));
+	struct hdp_pool_params params;
 	int ret;
 
 	if (!f)
@@ -330,7 +313,8 @@ struct hdp_fwd *hdp_fwd_create(struct hdp_fwd_cfg *cfg)
 			goto err;
 		}
 	}
-	ret = create_pool(f);
+	params = umem_params(cfg);
+	ret = fwd_frames_create(&f->frames, &params, &cfg->harden);
 	if (ret)
 		goto err;
 	ret = open_sockets(f);
@@ -455,22 +439,20 @@ unsigned hdp_fwd_destroy(struct hdp_fwd *f)
 		return 0;
 	hdp_fwd_stop(f);
 	hdp_fwd_join(f);
-	if (f->pool && f->umem)
+	if (f->frames.pool && f->umem)
 		drain_tx(f);
 	close_sockets(f);
 	for (unsigned i = 0; i < f->nprogs; i++)
 		hdp_xdp_prog_close(f->progs[i].prog);
 	fwd_busy_restore(f);
-	lost = fwd_frames_return_all(f);
-	free((void *)f->held);
-	free(f->ext);
+	lost = fwd_frames_destroy(&f->frames);
 	free(f);
 	return lost;
 }
 
 struct hdp_pool *hdp_fwd_pool(struct hdp_fwd *f)
 {
-	return f->pool;
+	return f->frames.pool;
 }
 
 unsigned hdp_fwd_nports(const struct hdp_fwd *f)

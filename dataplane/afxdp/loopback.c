@@ -81,19 +81,12 @@ struct hdp_fwd *hdp_fwd_create_loopback(struct hdp_fwd_cfg *cfg)
 	f->cfg = cfg;
 	f->nports = cfg->nports;
 	f->keeper.fd = -1;
-	f->pool = hdp_pool_create(&(struct hdp_pool_params){
-		.name = HDP_FWD_UMEM_POOL, .obj_size = cfg->frame_size,
-		.obj_align = cfg->frame_size, .obj_count = cfg->frames,
-	});
 	lp = calloc(cfg->nports, sizeof(*lp));
 	f->loop_mem = lp;
-	if (!f->pool || !lp || hdp_pool_configure(f->pool, &cfg->harden))
-		goto err;
-	f->lay = *hdp_pool_slots(f->pool);
-	f->frame_shift = (unsigned)__builtin_ctzl(f->lay.stride);
-	f->held = calloc(cfg->frames, sizeof(*f->held));
-	f->ext = calloc(cfg->frames, sizeof(*f->ext));
-	if (!f->held || !f->ext)
+	if (!lp || fwd_frames_create(&f->frames, &(struct hdp_pool_params){
+			.name = HDP_FWD_UMEM_POOL, .obj_size = cfg->frame_size,
+			.obj_align = cfg->frame_size, .obj_count = cfg->frames,
+		     }, &cfg->harden))
 		goto err;
 	for (unsigned i = 0; i < f->nports; i++) {
 		struct fwd_port *p = &f->ports[i];
@@ -138,7 +131,7 @@ static unsigned kernel_rx(struct hdp_fwd *f, unsigned port, const uint8_t *pkt,
 	uint32_t avail = lp->fill.producer - fc, room = rmask + 1 - (rp - lp->rx.consumer);
 	uint32_t per = hdp_fwd_frame_room(f->cfg->frame_size);
 	uint32_t frags = hdp_fwd_frames_for(len, f->cfg->frame_size);
-	char *base = (char *)f->lay.base;
+	char *base = (char *)f->frames.lay.base;
 
 	n = n < avail / frags ? n : avail / frags;
 	n = n < room / frags ? n : room / frags;
@@ -276,7 +269,7 @@ unsigned hdp_fwd_loopback_destroy(struct hdp_fwd *f)
 	if (!f)
 		return 0;
 	lp = f->loop_mem;
-	lost = fwd_frames_return_all(f);
+	lost = fwd_frames_destroy(&f->frames);
 	for (unsigned i = 0; lp && i < f->nports; i++) {
 		free(lp[i].fill_ring);
 		free(lp[i].comp_ring);
@@ -284,8 +277,6 @@ unsigned hdp_fwd_loopback_destroy(struct hdp_fwd *f)
 		free(lp[i].tx_ring);
 	}
 	free(lp);
-	free((void *)f->held);
-	free(f->ext);
 	free(f);
 	return lost;
 }

@@ -144,7 +144,7 @@ int hdp_fwd_stats_text(struct hdp_fwd *f, char *buf, size_t len)
 			    fwd_port_napi_id(&f->ports[i]) ? "" : " (none yet)");
 		hdp_strbuf_printf(&o, "\n");
 	}
-	hdp_pool_stats_get(f->pool, &st);
+	hdp_pool_stats_get(f->frames.pool, &st);
 	hdp_pool_stats_text(&st, pool, sizeof(pool));
 	hdp_strbuf_printf(&o, "%s", pool);
 	return (int)o.used;
@@ -194,7 +194,7 @@ int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 		    U(k.tx_invalid_descs), U(k.rx_ring_full),
 		    U(k.rx_fill_ring_empty_descs), U(k.tx_ring_empty_descs));
 	}
-	hdp_pool_stats_get(f->pool, &st);
+	hdp_pool_stats_get(f->frames.pool, &st);
 	hdp_pool_stats_json(&st, pool, sizeof(pool));
 	hdp_strbuf_printf(&o, "],\"pools\":[%s]}", pool);
 	return (int)o.used;
