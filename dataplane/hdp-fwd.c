@@ -87,21 +87,14 @@ static void usage(FILE *f)
 "                        metrics is refused (status 2)\n"
 "  --user NAME|UID       once set up, run as this user (its control socket too)\n"
 "  --keep-capabilities   do not drop every capability once set up (debugging)\n"
-"  --list-keys           every hardening key (pool keys in [pool:...] and --harden):\n"
-"                        its protection, default, values and what it does\n"
+"  --list-keys           every key: the pools' (in [pool:...], --harden and hdp-ctl\n"
+"                        set: its protection) and hdp-fwd's own ([global], [port:IF]):\n"
+"                        the values it takes, its default, what a reload does with it\n"
+"                        and what it does\n"
 "  --help, --version\n"
 "\n"
-"[global] keys: mode, ports, cores, duration, stats_interval, ctl_socket,\n"
-"busy_poll, busy_budget, idle_spin_us (0-1000000), tag_check\n"
-"(sync|async|asymm: MTE, the whole process), frames, frame_size\n"
-"(2048|4096), max_frame (auto|BYTES: the largest frame to carry; past one\n"
-"frame, AF_XDP multi-buffer, and on DPDK ports chains of mbufs), batch,\n"
-"ring_size, fill_size, huge_dir, user, metrics_file,\n"
-"metrics_mode (0600|0640|0604|0644),\n"
-"xdp_mode (auto|native|generic), zero_copy (auto|on|off),\n"
-"mbuf_cache (DPDK ports: 0-512, default 0). On DPDK ports the pool is\n"
-"\"mbufs\" ([pool:mbufs]); its quarantine keys make its reuse queues.\n"
-"[port:IF] keys: peer, src_mac, dst_mac.\n"
+"On DPDK ports the pool is \"mbufs\" ([pool:mbufs]); its quarantine keys make its\n"
+"reuse queues.\n"
 "SIGHUP (or hdp-ctl reload, which answers) re-reads the --config file with the\n"
 "same options: pool profiles (not on DPDK ports), idle_spin_us, stats_interval\n"
 "and metrics_mode change at once; a file with errors or that cannot be read,\n"
@@ -111,25 +104,36 @@ static void usage(FILE *f)
 		HDP_CTL_DEFAULT_PATH);
 }
 
-/* --list-keys: from the protections' own tables (hdp/protection.h). */
-static int list_keys(void)
+/* Text of @describe's, which measures it first (as snprintf); NULL when out of memory. */
+static char *described(int (*describe)(char *buf, size_t len))
 {
-	int len = hdp_profile_keys_describe(NULL, 0);
+	int len = describe(NULL, 0);
 	char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
 
-	if (!text) {
+	if (text)
+		describe(text, (size_t)len + 1);
+	return text;
+}
+
+/*
+ * --list-keys: the pools' keys, from the protections' own tables
+ * (hdp/protection.h), then hdp-fwd's own, [global]'s and [port:IF]'s,
+ * from its key table.
+ */
+static int list_keys(void)
+{
+	char *pools = described(hdp_profile_keys_describe);
+	char *own = described(hdp_fwd_keys_describe);
+
+	if (!pools || !own) {
 		fprintf(stderr, "hdp-fwd: out of memory\n");
+		free(pools);
+		free(own);
 		return 1;
 	}
-	hdp_profile_keys_describe(text, (size_t)len + 1);
-	fputs(text, stdout);
-	free(text);
-	/* Not a pool's key: the process's, in [global]. */
-	printf("\n[global] tag_check = sync|async|asymm (default: HDP_TAG_CHECK, else sync)\n"
-	       "  MTE's tag check mode, for the whole process: sync stops a bad access at the\n"
-	       "  instruction and names it; async reports it later, at no known address;\n"
-	       "  asymm (MTE3) checks reads as sync and writes as async. %s\n",
-	       hdp_tag_mte_available() ? "This CPU has MTE." : "No MTE here: no effect.");
+	printf("%s\n%s", pools, own);
+	free(pools);
+	free(own);
 	return 0;
 }
 
@@ -259,7 +263,7 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 						      "--ctl", 0);
 			break;
 		case 'b':
-			cfg->busy_poll = true;
+			ret |= hdp_fwd_cfg_set_global(cfg, "busy_poll", "on", "--busy-poll", 0);
 			break;
 		case 'i':
 			ret |= hdp_fwd_cfg_set_global(cfg, "idle_spin_us", optarg, "--idle-spin", 0);

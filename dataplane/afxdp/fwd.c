@@ -389,6 +389,30 @@ int hdp_fwd_start(struct hdp_fwd *f)
 	return 0;
 }
 
+/*
+ * What a configuration read again may change while the forwarder runs:
+ * the pools' profiles (through the same locked, epoch-starting path as
+ * hdp-ctl set), how long an idle worker spins, the status line interval
+ * and the metrics file's mode. The rest is built into the running
+ * forwarder (hdp_fwd_cfg_restart_key() says which key).
+ */
+int hdp_fwd_reconfigure(struct hdp_fwd *f, struct hdp_fwd_cfg *running,
+			const struct hdp_fwd_cfg *next)
+{
+	int ret = hdp_pool_configure(f->frames.pool, &next->harden);
+
+	if (ret)
+		return ret;
+	/* Only the main thread reads these; the workers never do. */
+	running->harden = next->harden;
+	running->stats_interval = next->stats_interval;
+	running->metrics_mode = next->metrics_mode;
+	running->idle_spin_us = next->idle_spin_us;
+	/* The workers read this copy, each at its next idle pass. */
+	atomic_store_explicit(&f->idle_spin_us, next->idle_spin_us, memory_order_relaxed);
+	return 0;
+}
+
 void hdp_fwd_stop(struct hdp_fwd *f)
 {
 	atomic_store(&f->stop, true);

@@ -7,10 +7,18 @@
  * refuses longer lines than HDP_INI_LINE_MAX. A value that cannot be
  * written is refused where it is set, with the reason, rather than
  * printed as something that reads back as another value.
+ *
+ * Also what every key's parser shares: decimal numbers as the file writes
+ * them, and the one form of a refusal (file, line, section, key, value,
+ * why; or the option and its value).
  */
-#include <hdp/fwd.h>
+#include "cfg_internal.h"
 
+#include <hdp/log.h>
+
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The characters libinih takes for space (isspace() in the C locale). */
@@ -51,4 +59,31 @@ bool hdp_ini_value_fits(const char *key, const char *value, char *why, size_t le
 		}
 	}
 	return true;
+}
+
+int cfg_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	char *end;
+	unsigned long n;
+
+	/* Decimal digits only: strtoul would also take a sign and leading spaces. */
+	if (*v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || n < lo || n > hi)
+		return -EINVAL;
+	*out = (uint32_t)n;
+	return 0;
+}
+
+int cfg_refuse(const char *source, int line, const char *section, const char *key,
+	       const char *value, const char *why)
+{
+	if (line > 0)
+		hdp_log(HDP_LOG_ERR, "%s:%d: [%s] key '%s', value '%s': %s", source,
+			line, section, key, value, why);
+	else
+		hdp_log(HDP_LOG_ERR, "%s '%s': %s", source, value, why);
+	return -EINVAL;
 }

@@ -11,7 +11,8 @@
  * parser refuses the values that do not, so this only catches a mistake),
  * a comment is cut to fit, since it says nothing the reader keeps.
  */
-#include <hdp/fwd.h>
+#include "cfg_internal.h"
+
 #include <hdp/log.h>
 #include <hdp/profile.h>
 
@@ -64,96 +65,23 @@ static void kv(struct ini_out *o, const char *key, const char *value)
 	kv_note(o, key, value, NULL);
 }
 
-static void HDP_PRINTF(3, 4) kvf(struct ini_out *o, const char *key, const char *fmt, ...)
-{
-	char value[HDP_INI_LINE_MAX + 1];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(value, sizeof(value), fmt, ap);
-	va_end(ap);
-	kv(o, key, value);
-}
-
-static void show_mac(struct ini_out *o, const char *key, const uint8_t m[6])
-{
-	kvf(o, key, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-}
-
-/*
- * The port list, when it fits a line. Else the [port:...] sections below
- * say it: each names its port, in this order, and its peer.
- */
-static void show_port_list(const struct hdp_fwd_cfg *c, struct ini_out *o)
-{
-	char list[HDP_FWD_PORTS_MAX * 40], name[40], why[200];
-	size_t used = 0;
-
-	list[0] = '\0';
-	for (unsigned i = 0; i < c->nports; i++)
-		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? "," : "",
-					 hdp_port_name(&c->ports[i], name, sizeof(name)));
-	if (hdp_ini_value_fits("ports", list, why, sizeof(why)))
-		kv(o, "ports", list);
-	else
-		note(o, "; ports: the [port:...] sections below, in order (the list is longer "
-		     "than an INI line)");
-}
-
-/* idle_spin_us, with what it does here: a spin busy polling makes moot says so. */
-static void show_idle_spin(const struct hdp_fwd_cfg *c, struct ini_out *o)
-{
-	char us[16];
-
-	snprintf(us, sizeof(us), "%u", c->idle_spin_us);
-	kv_note(o, "idle_spin_us", us,
-		!c->idle_spin_us ? "; off: an idle worker sleeps in poll() at once"
-		: c->busy_poll ? "; no effect: busy polling never sleeps"
-		: "; an idle worker spins this long before it sleeps");
-}
-
+/* Every [global] key the table says is printed, in its order. */
 static void show_global(const struct hdp_fwd_cfg *c, struct ini_out *o)
 {
-	char cores[HDP_FWD_CORES_MAX * 6], max_frame[16];
-	size_t used = 0;
+	char value[HDP_FWD_PORTS_MAX * 40];
 
 	fprintf(o->f, "[global]\n");
-	kv(o, "mode", hdp_fwd_mode_name(c->mode));
-	show_port_list(c, o);
-	if (c->ncores == 1 && c->cores[0] < 0) {
-		note(o, "; cores: one worker, not pinned");
-	} else {
-		for (unsigned i = 0; i < c->ncores; i++)
-			used += (size_t)snprintf(cores + used, sizeof(cores) - used, "%s%d",
-						 i ? "," : "", c->cores[i]);
-		kv(o, "cores", cores);
-	}
-	kvf(o, "frames", "%u", c->frames);
-	kvf(o, "frame_size", "%u", c->frame_size);
-	kv(o, "max_frame", hdp_fwd_max_frame_text(c, max_frame, sizeof(max_frame)));
-	kvf(o, "batch", "%u", c->batch);
-	kvf(o, "ring_size", "%u", c->ring_size);
-	kvf(o, "fill_size", "%u", c->fill_size);
-	fprintf(o->f, "mbuf_cache = %u        ; DPDK ports only%s\n", c->mbuf_cache,
-		c->mbuf_cache ? "" : ": none");
-	kvf(o, "stats_interval", "%u", c->stats_interval);
-	kvf(o, "duration", "%u", c->duration);
-	kv(o, "busy_poll", c->busy_poll ? "on" : "off");
-	kvf(o, "busy_budget", "%u", c->busy_budget);
-	show_idle_spin(c, o);
-	kv_note(o, "tag_check", hdp_tag_check_name(c->tag_check),
-		hdp_tag_mte_available() ? "; MTE's tag check mode, the whole process's"
-					: "; no MTE here: no effect");
-	kv_note(o, "ctl_socket", c->ctl_path, c->ctl_path[0] ? NULL : "; none");
-	if (c->huge_dir[0])
-		kv(o, "huge_dir", c->huge_dir);
-	if (c->user[0])
-		kv(o, "user", c->user);
-	kv(o, "xdp_mode", hdp_xdp_mode_name(c->xdp_mode));
-	kv(o, "zero_copy", hdp_zero_copy_name(c->zero_copy));
-	if (c->metrics_path[0]) {
-		kv(o, "metrics_file", c->metrics_path);
-		kvf(o, "metrics_mode", "%04o", c->metrics_mode);
+	for (unsigned k = 0; k < HDP_FWD_KEY__COUNT; k++) {
+		const char *text, *comment;
+
+		if (!cfg_key_shown(c, (enum hdp_fwd_key)k))
+			continue;
+		text = cfg_key_text(c, (enum hdp_fwd_key)k, value, sizeof(value));
+		comment = cfg_key_note(c, (enum hdp_fwd_key)k);
+		if (text)
+			kv_note(o, cfg_key_name((enum hdp_fwd_key)k), text, comment);
+		else if (comment)
+			note(o, "%s", comment);
 	}
 }
 
@@ -163,14 +91,15 @@ static void show_ports(const struct hdp_fwd_cfg *c, struct ini_out *o)
 		const struct hdp_port_cfg *p = &c->ports[i];
 		const struct hdp_port_cfg *peer = &c->ports[p->peer];
 		unsigned worker = hdp_fwd_port_worker(i, c->ncores);
-		char name[40], peer_name[40];
+		char name[40], value[40];
 
 		fprintf(o->f, "\n[port:%s]\n", hdp_port_name(p, name, sizeof(name)));
-		kv(o, "peer", hdp_port_name(peer, peer_name, sizeof(peer_name)));
-		if (p->has_src_mac)
-			show_mac(o, "src_mac", p->src_mac);
-		if (p->has_dst_mac)
-			show_mac(o, "dst_mac", p->dst_mac);
+		for (unsigned k = 0; k < cfg_port_keys(); k++) {
+			const char *text = cfg_port_key_text(c, i, k, value, sizeof(value));
+
+			if (text)
+				kv(o, cfg_port_key_name(k), text);
+		}
 		if (p->queue == HDP_PORT_ALL_QUEUES)
 			note(o, "; every RX queue of %s, each paired with the same queue of "
 			     "%s; workers take them in turn", p->ifname, peer->ifname);
@@ -224,17 +153,6 @@ static void show_pool(const struct hdp_fwd_cfg *c, const char *name, struct ini_
 			     "is %s", wipe == HDP_INIT_FREE_ON ? "on (checked whole)" :
 			     "off in effect (nothing wiped, so nothing checked)");
 	}
-}
-
-void hdp_fwd_cfg_exclude_text(const struct hdp_fwd_cfg *c, char *buf, size_t len)
-{
-	const struct hdp_exclude *ex = c->harden.string.exclude.set ? &c->harden.string.exclude
-							       : &c->harden.file.exclude;
-	size_t used = (size_t)snprintf(buf, len, "%s",
-				       ex->set && ex->no_builtin ? "none" : "default");
-
-	for (unsigned i = 0; ex->set && i < ex->n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, ",%s", ex->names[i]);
 }
 
 /* The exclusion list in force (the command line's, else the file's). */

@@ -14,15 +14,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-const char *hdp_fwd_max_frame_text(const struct hdp_fwd_cfg *cfg, char *buf, size_t len)
-{
-	if (!cfg->max_frame)
-		snprintf(buf, len, "auto");
-	else
-		snprintf(buf, len, "%u", cfg->max_frame);
-	return buf;
-}
-
 int hdp_fwd_if_mtu(const char *ifname, uint32_t *mtu)
 {
 	struct ifreq ifr = { 0 };

@@ -91,15 +91,28 @@ struct hdp_port_cfg {
 	struct hdp_cfg_origin origin;	/* where the port was named */
 };
 
-/* [global] keys that checks after parsing name, with where each was set. */
+/*
+ * hdp-fwd's own [global] keys, in the order --check-config prints them:
+ * X(KEY, name). What each takes, its default, whether a reload applies it
+ * and what it does are one table (dataplane/config/keys.c), which the
+ * parser, --check-config, a reload and --list-keys all read.
+ */
+#define HDP_FWD_KEYS(X)                                                                \
+	X(MODE, mode) X(PORTS, ports) X(CORES, cores) X(FRAMES, frames)                \
+	X(FRAME_SIZE, frame_size) X(MAX_FRAME, max_frame) X(BATCH, batch)              \
+	X(RING_SIZE, ring_size) X(FILL_SIZE, fill_size) X(MBUF_CACHE, mbuf_cache)      \
+	X(STATS_INTERVAL, stats_interval) X(DURATION, duration)                        \
+	X(BUSY_POLL, busy_poll) X(BUSY_BUDGET, busy_budget)                            \
+	X(IDLE_SPIN_US, idle_spin_us) X(TAG_CHECK, tag_check)                          \
+	X(CTL_SOCKET, ctl_socket) X(HUGE_DIR, huge_dir) X(USER, user)                  \
+	X(XDP_MODE, xdp_mode) X(ZERO_COPY, zero_copy) X(METRICS_FILE, metrics_file)    \
+	X(METRICS_MODE, metrics_mode)
+
 enum hdp_fwd_key {
-	HDP_FWD_KEY_FRAMES,
-	HDP_FWD_KEY_CTL_SOCKET,
-	HDP_FWD_KEY_HUGE_DIR,
-	HDP_FWD_KEY_METRICS_FILE,
-	HDP_FWD_KEY_USER,
-	HDP_FWD_KEY_MAX_FRAME,
-	HDP_FWD_KEYS_TRACKED
+#define HDP_FWD_KEY_ENUM(key, name) HDP_FWD_KEY_##key,
+	HDP_FWD_KEYS(HDP_FWD_KEY_ENUM)
+#undef HDP_FWD_KEY_ENUM
+	HDP_FWD_KEY__COUNT
 };
 
 struct hdp_fwd_cfg {
@@ -140,7 +153,7 @@ struct hdp_fwd_cfg {
 	enum hdp_xdp_mode xdp_mode;	/* how the XDP program is attached */
 	enum hdp_zero_copy zero_copy;
 	uint32_t uid, gid;		/* of user, resolved when it is set */
-	struct hdp_cfg_origin origin[HDP_FWD_KEYS_TRACKED];
+	struct hdp_cfg_origin origin[HDP_FWD_KEY__COUNT];	/* where each key was set */
 	struct hdp_harden_config harden;
 };
 
@@ -153,8 +166,15 @@ static inline unsigned hdp_fwd_port_worker(unsigned i, unsigned nworkers)
 	return nworkers ? i % nworkers : 0;
 }
 
-/* Built-in defaults: io mode, one unpinned worker, 8192 frames of 2 KiB. */
+/* Built-in defaults (the key table's): io mode, one unpinned worker, 8192 frames of 2 KiB. */
 void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg);
+
+/*
+ * hdp-fwd's own keys for --list-keys, [global]'s then [port:IF]'s, each
+ * as "[SECTION] KEY = VALUES (default: D; what a reload does)" and a line
+ * of what it does. As snprintf.
+ */
+int hdp_fwd_keys_describe(char *buf, size_t len);
 
 /*
  * Read an INI file: [global], [port:IF] and [pool:…] sections. Errors name
@@ -300,9 +320,6 @@ static inline uint32_t hdp_fwd_chain_bytes(uint32_t frame_size)
 {
 	return HDP_FWD_CHAIN_MAX * hdp_fwd_frame_room(frame_size);
 }
-
-/* max_frame as it reads: "auto", or the bytes. */
-const char *hdp_fwd_max_frame_text(const struct hdp_fwd_cfg *cfg, char *buf, size_t len);
 
 /* An interface's MTU, in this network namespace: 0 or a negative errno. */
 int hdp_fwd_if_mtu(const char *ifname, uint32_t *mtu);
