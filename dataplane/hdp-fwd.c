@@ -1,51 +1,32 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * hdp-fwd: forward packets between interfaces over AF_XDP, every frame in
- * a hardened pool. Exit status: 0 after a clean stop with every frame back
- * in its pool, 1 on a runtime failure, 2 for bad options or configuration.
+ * hdp-fwd: forward packets between interfaces, every frame in a hardened
+ * pool. The program: its options and configuration, --check-config and
+ * --list-keys, the checks before start-up, and the engine it runs under
+ * the control loop (control/control.h): AF_XDP ports (afxdp/), or DPDK
+ * ports with EAL arguments after "--" (the module, dpdk/). Exit status: 0
+ * after a clean stop with every frame back in its pool, 1 on a runtime
+ * failure, 2 for bad options or configuration.
  */
 #include <hdp/ctl.h>
 #include <hdp/fwd.h>
 #include <hdp/log.h>
-#include <hdp/metrics_file.h>
 #include <hdp/protection.h>
-#include <hdp/xdp_keeper.h>
 
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "afxdp/afxdp.h"
 #include "config.h"
+#include "control/control.h"
 #include "dpdk/load.h"
 
-static struct hdp_fwd *running;
 static struct hdp_fwd_dpdk_module dpdk_module;	/* loaded with EAL arguments */
-static volatile sig_atomic_t stop_requested;
 static bool keep_caps;
-
-/* A signal during set-up is remembered: nothing is running to stop yet. */
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-	if (running)
-		hdp_fwd_stop(running);
-}
-
-static volatile sig_atomic_t reload_requested;
-
-static void on_sighup(int sig)
-{
-	(void)sig;
-	reload_requested = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -135,32 +116,6 @@ static int list_keys(void)
 	free(pools);
 	free(own);
 	return 0;
-}
-
-/* Hugepages for the UMEM: raise the reservation if allowed; else say so later. */
-static void reserve_hugepages(const struct hdp_fwd_cfg *cfg)
-{
-	unsigned long want = ((unsigned long)cfg->frames * cfg->frame_size + (2ul << 20) - 1) >> 21;
-	unsigned long total = 0, free_pages = 0;
-	char line[128];
-	FILE *fp = fopen("/proc/meminfo", "re");
-
-	if (!fp)
-		return;
-	while (fgets(line, sizeof(line), fp)) {
-		sscanf(line, "HugePages_Total: %lu", &total);
-		sscanf(line, "HugePages_Free: %lu", &free_pages);
-	}
-	fclose(fp);
-	if (free_pages >= want)
-		return;
-	fp = fopen("/proc/sys/vm/nr_hugepages", "we");
-	if (!fp)
-		return;
-	fprintf(fp, "%lu\n", total + want - free_pages);
-	if (fclose(fp) == 0)
-		hdp_log(HDP_LOG_INFO, "reserved %lu more hugepages for the UMEM",
-			want - free_pages);
 }
 
 static int eal_argc;
@@ -310,59 +265,14 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 	return hdp_fwd_cfg_check(cfg) ? 2 : 0;
 }
 
-/* hdp_ctl_open()'s errno: is it the path the configuration gave? */
-static bool ctl_path_error(int err)
-{
-	return err == EADDRINUSE || err == EEXIST || err == ENOENT || err == ENOTDIR ||
-	       err == ENAMETOOLONG || err == EROFS || err == EPERM || err == ELOOP;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void status_line(struct hdp_fwd *f, double t, double dt, uint64_t *last_rx,
-			uint64_t *last_tx)
-{
-	struct hdp_pool_stats st;
-	uint64_t rx, tx, drops, viol = 0;
-
-	hdp_fwd_totals(f, &rx, &tx, &drops);
-	hdp_pool_stats_get(hdp_fwd_pool(f), &st);
-	for (unsigned k = 0; k < hdp_violation_kinds(); k++)
-		viol += st.harden.violations[k];
-	printf("[%6.1fs] rx %9.0f pps  tx %9.0f pps  total rx %llu tx %llu drops %llu | umem in use %llu/%llu, violations %llu\n",
-	       t, (double)(rx - *last_rx) / dt, (double)(tx - *last_tx) / dt,
-	       (unsigned long long)rx, (unsigned long long)tx,
-	       (unsigned long long)drops, (unsigned long long)st.in_use,
-	       (unsigned long long)st.obj_count, (unsigned long long)viol);
-	fflush(stdout);
-	*last_rx = rx;
-	*last_tx = tx;
-}
-
-/* The start-up line's word on idle workers: none when they sleep at once. */
-static const char *idle_spin_text(const struct hdp_fwd_cfg *cfg, char *buf, size_t len)
-{
-	if (!cfg->idle_spin_us)
-		return "";
-	snprintf(buf, len, ", idle spin %u us%s", cfg->idle_spin_us,
-		 cfg->busy_poll ? " (no effect: busy polling never sleeps)" : "");
-	return buf;
-}
-
 /*
- * Every check start-up makes before touching anything (hdp_fwd_preflight),
- * for start-up and --check-config alike: 0, 2 for the configuration's
- * errors, 1 when a check could not run.
+ * Every check start-up makes before touching anything, the control loop's
+ * then the engine's, for start-up and --check-config alike: 0, 2 for the
+ * configuration's errors, 1 when a check could not run.
  */
 static int preflight(struct hdp_fwd_cfg *cfg)
 {
-	int ret;
+	int ret, engine;
 
 	/* hdp-fwd's rules on them first: they need no DPDK. */
 	if (eal_argc && hdp_fwd_eal_args_check(cfg, eal_argc, eal_argv))
@@ -376,10 +286,12 @@ static int preflight(struct hdp_fwd_cfg *cfg)
 		return 2;
 	/* Before the first pool: the first MTE pool settles the mode for good. */
 	hdp_tag_check_request(cfg->tag_check);
-	ret = hdp_fwd_preflight(cfg, eal_argc != 0, keep_caps);
-	if (eal_argc && dpdk_module.check(cfg, eal_argc, eal_argv))
-		ret = -EINVAL;
-	return ret == -EINVAL ? 2 : ret ? 1 : 0;
+	ret = hdp_control_preflight(cfg, keep_caps);
+	if (eal_argc)
+		engine = dpdk_module.check(cfg, eal_argc, eal_argv) ? -EINVAL : 0;
+	else
+		engine = hdp_afxdp_preflight(cfg);
+	return ret == -EINVAL || engine == -EINVAL ? 2 : ret || engine ? 1 : 0;
 }
 
 /*
@@ -424,8 +336,7 @@ static void cfg_start(struct hdp_fwd_cfg *cfg)
  * journal under systemd) and, for hdp-ctl reload, the reply as well.
  * DPDK ports are not interfaces to count queues of.
  */
-static int reread(const char *cause, const struct hdp_fwd_cfg *cur, struct hdp_fwd_cfg *next,
-		  bool dpdk)
+static int reread(const char *cause, const struct hdp_fwd_cfg *cur, struct hdp_fwd_cfg *next)
 {
 	const char *key;
 	struct stat st;
@@ -451,7 +362,7 @@ static int reread(const char *cause, const struct hdp_fwd_cfg *cur, struct hdp_f
 			config_file);
 		return -EINVAL;
 	}
-	if (!dpdk && hdp_fwd_cfg_expand_queues(next)) {
+	if (!eal_argc && hdp_fwd_cfg_expand_queues(next)) {
 		hdp_log(HDP_LOG_ERR, "%s: %s refused (its ports, above): nothing changed", cause,
 			config_file);
 		return -EINVAL;
@@ -465,68 +376,11 @@ static int reread(const char *cause, const struct hdp_fwd_cfg *cur, struct hdp_f
 	return 0;
 }
 
-static int reread_dpdk(const char *cause, const struct hdp_fwd_cfg *cur, struct hdp_fwd_cfg *next)
-{
-	return reread(cause, cur, next, true);
-}
-
-/* What a reload on AF_XDP ports changes, once the forwarder runs. */
-static struct {
-	struct hdp_fwd *f;
-	struct hdp_fwd_cfg *cfg;
-	struct hdp_metrics_file *metrics;
-} live;
-
-/*
- * SIGHUP or hdp-ctl reload on AF_XDP ports: 0 when the file was read and
- * applied, whole; systemd hears of it (Type=notify) either way.
- */
-static int reload(const char *cause)
-{
-	static struct hdp_fwd_cfg next;
-	struct hdp_pool_stats st;
-	int ret = -EINVAL;
-
-	hdp_sd_notify("RELOADING=1");
-	if (reread(cause, live.cfg, &next, false))
-		goto out;
-	if (hdp_fwd_reconfigure(live.f, live.cfg, &next)) {
-		hdp_log(HDP_LOG_ERR, "%s: %s could not be applied (above): nothing changed",
-			cause, config_file);
-		goto out;
-	}
-	/* The file shows what changed (profiles, interval) at once. */
-	hdp_metrics_file_reconfigure(live.metrics, live.cfg);
-	hdp_pool_stats_get(hdp_fwd_pool(live.f), &st);
-	hdp_log(HDP_LOG_INFO, "%s: %s read again; pool %s: %s", cause, config_file,
-		HDP_FWD_UMEM_POOL, st.harden.profile_text);
-	ret = 0;
-out:
-	hdp_sd_notify("READY=1");
-	return ret;
-}
-
-static int ctl_reload(void *ctx)
-{
-	(void)ctx;
-	return reload("reload");
-}
-
 int main(int argc, char **argv)
 {
 	static struct hdp_fwd_cfg cfg;
-	static char summary[65536];
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct hdp_ctl *ctl = NULL;
-	struct hdp_fwd *f;
-	struct hdp_metrics_file *metrics = NULL;
-	struct hdp_ctl_source src;
-	double start, next_stats, last_stats;
-	unsigned interval;
-	uint64_t last_rx = 0, last_tx = 0;
-	char why[256];
-	unsigned lost;
-	int ret, status = 0;
+	static struct hdp_control control;
+	int ret;
 
 	cfg_start(&cfg);
 	ret = parse_args(argc, argv, &cfg);
@@ -537,159 +391,10 @@ int main(int argc, char **argv)
 	ret = preflight(&cfg);
 	if (ret)
 		return ret;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_sighup;
-	sigaction(SIGHUP, &sa, NULL);	/* during set-up too: acted on once running */
-	signal(SIGPIPE, SIG_IGN);
-	if (eal_argc) {
-		struct hdp_fwd_dpdk_hooks hooks = {
-			.stop = &stop_requested, .reload = &reload_requested,
-			.reread = reread_dpdk, .config_file = config_file,
-			.drop_privileges = !keep_caps,
-		};
-		struct hdp_keeper keeper;
-
-		/* Now, while hdp-fwd is one thread: EAL starts others. */
-		hdp_xdp_keeper_start(&keeper);
-		hooks.xdp_keeper = &keeper;
-		ret = dpdk_module.run(&cfg, eal_argc, eal_argv, &hooks);
-		hdp_keeper_finish(&keeper);
-		return ret;
-	}
-
-	reserve_hugepages(&cfg);
-	f = hdp_fwd_create(&cfg);
-	/*
-	 * What preflight cannot know (a driver without native XDP, zero copy or
-	 * busy polling), or an interface gone since, is still the configuration's.
-	 */
-	if (!f)
-		return errno == EINVAL || errno == ENODEV || errno == EOPNOTSUPP ? 2 : 1;
-	running = f;
-	live.f = f;
-	live.cfg = &cfg;
-	src = hdp_ctl_fwd_source(f);
-	src.reload = ctl_reload;
-	/* The socket appears once the forwarder is set up: clients wait for it. */
-	if (cfg.ctl_path[0] && !(ctl = hdp_ctl_open_source(cfg.ctl_path, &src))) {
-		ret = ctl_path_error(errno) ? 2 : 1;
-		hdp_fwd_destroy(f);
-		return ret;
-	}
-	/* The user hdp-fwd becomes keeps the use of its control socket. */
-	if (ctl && hdp_fwd_ctl_hand_over(&cfg, ctl)) {
-		hdp_ctl_close(ctl);
-		hdp_fwd_destroy(f);
-		return 1;
-	}
-	/* Set-up is over: nothing from here on needs a privilege. */
-	if (!keep_caps && hdp_fwd_drop_privileges(&cfg)) {
-		hdp_ctl_close(ctl);
-		hdp_fwd_destroy(f);
-		return 1;
-	}
-	/*
-	 * As the user it runs as: a file it cannot write is said at once, a
-	 * configuration error (preflight asked the same as that user, as root).
-	 */
-	if (cfg.metrics_path[0] && (!(metrics = hdp_metrics_file_open(&cfg, &src)) ||
-				    hdp_metrics_file_write(metrics))) {
-		hdp_metrics_file_close(metrics);
-		hdp_ctl_close(ctl);
-		hdp_fwd_destroy(f);
-		return 2;
-	}
-	if (stop_requested) {
-		printf("hdp-fwd: stopped during set-up\n");
-		hdp_metrics_file_close(metrics);
-		hdp_ctl_close(ctl);
-		return hdp_fwd_destroy(f) ? 1 : 0;
-	}
-	if (hdp_fwd_start(f)) {
-		hdp_metrics_file_close(metrics);
-		hdp_ctl_close(ctl);
-		hdp_fwd_destroy(f);
-		return 1;
-	}
-	printf("hdp-fwd %s: mode %s, %u ports, %u frames of %u bytes%s%s%s\n", HDP_VERSION,
-	       hdp_fwd_mode_name(cfg.mode), cfg.nports, cfg.frames, cfg.frame_size,
-	       idle_spin_text(&cfg, why, sizeof(why)), ctl ? ", control socket " : "",
-	       ctl ? cfg.ctl_path : "");
-	for (unsigned i = 0; i < cfg.nports; i++) {
-		const char *xdp_mode;
-		bool zero_copy, multi_buffer;
-		uint32_t max_frame;
-
-		hdp_fwd_port_mode(f, i, &xdp_mode, &zero_copy);
-		hdp_fwd_port_frames(f, i, &max_frame, &multi_buffer);
-		printf("  %s:%u -> %s:%u (XDP %s, %s%s, frames up to %u bytes%s)\n",
-		       cfg.ports[i].ifname, cfg.ports[i].queue,
-		       cfg.ports[cfg.ports[i].peer].ifname, cfg.ports[cfg.ports[i].peer].queue,
-		       xdp_mode, zero_copy ? "zero copy" : "copy mode",
-		       cfg.busy_poll ? ", busy polling" : "", max_frame,
-		       multi_buffer ? " in chains of frames" : "");
-	}
-	if (cfg.user[0])
-		printf("  running as user %s (uid %u), no capabilities\n", cfg.user, cfg.uid);
-	fflush(stdout);
-	snprintf(why, sizeof(why), "READY=1\nSTATUS=forwarding on %u ports, %u workers",
-		 cfg.nports, cfg.ncores);
-	if ((ret = hdp_sd_notify(why)))
-		fprintf(stderr, "hdp-fwd: cannot tell the service manager it is ready "
-			"(NOTIFY_SOCKET): %s\n", strerror(-ret));
-
-	live.metrics = metrics;
-	start = last_stats = now_s();
-	next_stats = start + cfg.stats_interval;
-	interval = cfg.stats_interval;
-	while (!hdp_fwd_stopping(f) && !stop_requested) {
-		double t = now_s();
-
-		if (cfg.duration && t - start >= cfg.duration)
-			break;
-		/* Never longer than 100 ms, whatever the clients do. */
-		if (ctl)
-			hdp_ctl_run(ctl, 100);
-		else
-			poll(NULL, 0, 100);
-		t = now_s();
-		hdp_fwd_watch_mtus(f);
-		if (hdp_fwd_busy_check(f, why, sizeof(why))) {
-			fprintf(stderr, "hdp-fwd: --busy-poll: %s\n", why);
-			status = 2;
-			break;
-		}
-		if (reload_requested) {
-			reload_requested = 0;
-			reload("SIGHUP");
-		}
-		/* A reload (SIGHUP, or hdp-ctl's served above) may change it. */
-		if (cfg.stats_interval != interval) {
-			interval = cfg.stats_interval;
-			next_stats = t + interval;
-		}
-		if (cfg.stats_interval && t >= next_stats) {
-			status_line(f, t - start, t - last_stats, &last_rx, &last_tx);
-			last_stats = t;
-			next_stats += cfg.stats_interval;
-		}
-		hdp_metrics_file_tick(metrics);
-	}
-	hdp_sd_notify("STOPPING=1");
-	hdp_fwd_stop(f);
-	hdp_fwd_join(f);
-	hdp_fwd_stats_text(f, summary, sizeof(summary));
-	printf("--- summary after %.1f s\n%s", now_s() - start, summary);
-	hdp_ctl_close(ctl);
-	hdp_metrics_file_close(metrics);
-	running = NULL;
-	lost = hdp_fwd_destroy(f);
-	if (lost) {
-		fprintf(stderr, "hdp-fwd: %u frames did not come back to the pool\n", lost);
-		return 1;
-	}
-	printf("every frame is back in the pool; XDP programs detached\n");
-	return status;
+	control = (struct hdp_control){
+		.cfg = &cfg, .config_file = config_file, .keep_caps = keep_caps, .reread = reread,
+	};
+	if (eal_argc)
+		return dpdk_module.run(&control, eal_argc, eal_argv);
+	return hdp_afxdp_run(&control);
 }

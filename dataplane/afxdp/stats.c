@@ -15,17 +15,6 @@
 
 #define R(c) atomic_load_explicit(&(c), memory_order_relaxed)
 
-static const char *const drop_names[] = {
-#define NAME(kind, name, doc) #name,
-	HDP_FWD_DROPS(NAME)
-#undef NAME
-};
-
-const char *hdp_fwd_drop_name(enum hdp_fwd_drop d)
-{
-	return (unsigned)d < HDP_FWD_DROP__COUNT ? drop_names[d] : "unknown";
-}
-
 void hdp_fwd_port_stats(struct hdp_fwd *f, unsigned i, struct hdp_port_stats *o)
 {
 	struct hdp_port_stats *s = &f->ports[i].stats;
@@ -181,7 +170,7 @@ int hdp_fwd_stats_json(struct hdp_fwd *f, char *buf, size_t len)
 		    U(R(s->rx_packets)), U(R(s->rx_frags)), U(R(s->rx_bytes)),
 		    U(R(s->tx_packets)), U(R(s->tx_frags)), U(R(s->tx_bytes)));
 		for (unsigned d = 0; d < HDP_FWD_DROP__COUNT; d++)
-			hdp_strbuf_printf(&o, "%s\"%s\":%llu", d ? "," : "", drop_names[d],
+			hdp_strbuf_printf(&o, "%s\"%s\":%llu", d ? "," : "", hdp_fwd_drop_name(d),
 			    U(R(s->drops[d])));
 		hdp_strbuf_printf(&o, "},\"fill_empty\":%llu,\"comp_refused\":%llu,\"wakeups\":%llu,"
 			"\"idle_sleeps\":%llu,\"idle_spin_hits\":%llu,\"kernel\":{\"rx_dropped\":%llu,"

@@ -194,13 +194,6 @@ static int claim_path(struct hdp_ctl *c)
 	return 0;
 }
 
-struct hdp_ctl *hdp_ctl_open(const char *path, struct hdp_fwd *f)
-{
-	struct hdp_ctl_source src = hdp_ctl_fwd_source(f);
-
-	return hdp_ctl_open_source(path, &src);
-}
-
 /*
  * The socket file bind made, held by a descriptor from now on: its
  * owner, mode and identity are judged and changed through it. Its mode

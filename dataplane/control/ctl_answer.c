@@ -4,10 +4,11 @@
  * (each optionally "json"), "stats prometheus", "set POOL KEY VALUE",
  * "reload", "help". Words are
  * separated by exactly one space; anything else is refused, so that what
- * is answered is exactly what was asked.
+ * is answered is exactly what was asked. What is answered is the
+ * source's: an engine's forwarder (afxdp/answers.c, dpdk/answers.c), and
+ * the control loop's reload.
  */
 #include <hdp/ctl.h>
-#include <hdp/fwd.h>
 #include <hdp/log.h>
 #include <hdp/strbuf.h>
 
@@ -22,29 +23,6 @@ static void capture_sink(void *ctx, enum hdp_log_level level, const char *msg)
 {
 	if (level <= HDP_LOG_WARN)
 		hdp_strbuf_printf(ctx, "error: %s\n", msg);
-}
-
-static int pools_text(struct hdp_pool *pool, void *ctx)
-{
-	struct hdp_pool_stats st;
-	char text[4096];
-
-	hdp_pool_stats_get(pool, &st);
-	hdp_pool_stats_text(&st, text, sizeof(text));
-	hdp_strbuf_printf(ctx, "%s", text);
-	return 0;
-}
-
-static int pools_json(struct hdp_pool *pool, void *ctx)
-{
-	struct hdp_strbuf *o = ctx;
-	struct hdp_pool_stats st;
-	char json[4096];
-
-	hdp_pool_stats_get(pool, &st);
-	hdp_pool_stats_json(&st, json, sizeof(json));
-	hdp_strbuf_printf(o, "%s%s", o->used > 1 ? "," : "", json);
-	return 0;
 }
 
 /* Split @req in place at single spaces; -1 for an empty word or too many. */
@@ -63,62 +41,6 @@ static int split_words(char *req, char **words)
 		*space = '\0';
 		w = space;
 	}
-}
-
-/*
- * The AF_XDP forwarder's answers: its stats, hdp's own pools. Appended to
- * what @o holds (the metrics file puts its own lines first).
- */
-static int fwd_stats(void *ctx, const char *format, struct hdp_strbuf *o)
-{
-	size_t room = o->used < o->len ? o->len - o->used : 0;
-	char *at = room ? o->buf + o->used : NULL;
-	struct hdp_fwd *f = ctx;
-	int n;
-
-	if (!format)
-		n = hdp_fwd_stats_text(f, at, room);
-	else if (strcmp(format, "json") == 0)
-		n = hdp_fwd_stats_json(f, at, room);
-	else
-		n = hdp_fwd_stats_prometheus(f, at, room);
-	if (n < 0)
-		return n;
-	o->used += (size_t)n;
-	if (format && strcmp(format, "json") == 0)
-		hdp_strbuf_printf(o, "\n");
-	return 0;
-}
-
-static int fwd_pools(void *ctx, bool json, struct hdp_strbuf *o)
-{
-	(void)ctx;
-	if (!json) {
-		hdp_pool_foreach(pools_text, o);
-		return 0;
-	}
-	hdp_strbuf_printf(o, "[");
-	hdp_pool_foreach(pools_json, o);
-	hdp_strbuf_printf(o, "]\n");
-	return 0;
-}
-
-static int fwd_set(void *ctx, const char *pool, const char *key, const char *value,
-		   struct hdp_strbuf *o)
-{
-	struct hdp_pool *p = hdp_pool_find(pool);
-
-	(void)ctx;
-	if (!p) {
-		hdp_strbuf_printf(o, "error: no pool is called '%.31s' (try: pools)\n", pool);
-		return -ENOENT;
-	}
-	return hdp_pool_set(p, key, value);
-}
-
-struct hdp_ctl_source hdp_ctl_fwd_source(struct hdp_fwd *f)
-{
-	return (struct hdp_ctl_source){ fwd_stats, fwd_pools, fwd_set, f, NULL };
 }
 
 static int set_key(const struct hdp_ctl_source *src, const char *pool, const char *key,
@@ -167,7 +89,7 @@ static int reload_config(const struct hdp_ctl_source *src, struct hdp_strbuf *o)
 		return -EOPNOTSUPP;
 	}
 	hdp_log_set_thread_sink(reload_sink, &log);
-	ret = src->reload(src->ctx);
+	ret = src->reload(src->reload_ctx);
 	hdp_log_set_thread_sink(NULL, NULL);
 	hdp_strbuf_printf(o, ret ? "error: reload refused, nothing changed\n" : "ok: reloaded\n");
 	if (log.used < sizeof(said)) {
@@ -219,13 +141,6 @@ char *hdp_ctl_request_line(char *buf, size_t got)
 	/* A NUL inside the line ends it too: what is answered is what is logged. */
 	buf[strcspn(buf, "\r\n")] = '\0';
 	return buf;
-}
-
-int hdp_ctl_answer(struct hdp_fwd *f, const char *req, char *reply, size_t len)
-{
-	struct hdp_ctl_source src = hdp_ctl_fwd_source(f);
-
-	return hdp_ctl_answer_source(&src, req, reply, len);
 }
 
 int hdp_ctl_answer_source(const struct hdp_ctl_source *src, const char *req, char *reply,

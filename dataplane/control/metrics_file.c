@@ -34,6 +34,7 @@
 
 #include "paths/dir_walk.h"
 #include "paths/path_own.h"
+#include "clock.h"
 #include "prom_text.h"
 
 #define TEXT_MAX (1 << 18)
@@ -75,14 +76,6 @@ struct hdp_metrics_file {
 	uint64_t failures;		/* writes that failed since start */
 	char text[TEXT_MAX];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static unsigned interval_of(const struct hdp_fwd_cfg *cfg)
 {
@@ -323,7 +316,7 @@ static int create_fresh(const struct hdp_metrics_file *m, char *tmp, size_t tmp_
 
 		/* Early in boot without entropy: unpredictable enough for one write. */
 		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
-			r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)(uint64_t)(now_s() * 1e9) ^
+			r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)(uint64_t)(hdp_now_s() * 1e9) ^
 			    (uint32_t)i;
 		if ((size_t)snprintf(tmp, tmp_len, "%s.tmp.%08x", m->base, r) >= tmp_len ||
 		    strlen(tmp) > NAME_MAX) {
@@ -499,7 +492,7 @@ int hdp_metrics_file_write(struct hdp_metrics_file *m)
 	struct write_failure f = { .step = STEP_NONE };
 	int ret = publish(m, &f);
 
-	m->next = now_s() + m->interval;
+	m->next = hdp_now_s() + m->interval;
 	if (ret) {
 		note_failure(m, &f);
 	} else if (m->said.step != STEP_NONE) {
@@ -512,7 +505,7 @@ int hdp_metrics_file_write(struct hdp_metrics_file *m)
 
 void hdp_metrics_file_tick(struct hdp_metrics_file *m)
 {
-	if (m && now_s() >= m->next)
+	if (m && hdp_now_s() >= m->next)
 		hdp_metrics_file_write(m);
 }
 

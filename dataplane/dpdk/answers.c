@@ -2,8 +2,9 @@
 /*
  * hdp-fwd's control socket in DPDK mode: the same requests as on AF_XDP
  * ports (hdp-ctl works unchanged), answered from the DPDK forwarder's
- * counters and its one pool, "mbufs", whose profile "set" changes through
- * the hdp driver (applied from the next bulk call).
+ * counters (counters.c) and its one pool, "mbufs", whose profile "set"
+ * changes through the hdp driver (applied from the next bulk call).
+ * "reload" is the control loop's.
  */
 #include "engine.h"
 #include "control/prom_harden.h"
@@ -15,41 +16,12 @@
 
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #define U(x) ((unsigned long long)(x))
 
-/* The drop causes DPDK ports have (of HDP_FWD_DROPS), in the order stats show them. */
-static const enum hdp_fwd_drop dpdk_drops[] = {
-	HDP_FWD_DROP_RUNT, HDP_FWD_DROP_TX_FULL, HDP_FWD_DROP_TOO_BIG,
-};
-#define NDROPS (sizeof(dpdk_drops) / sizeof(dpdk_drops[0]))
-
 static double uptime(const struct dpdk_fwd *d)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - d->start;
-}
-
-void hdp_fwd_dpdk_port_table(struct dpdk_fwd *d, struct hdp_strbuf *o)
-{
-	struct dpdk_port_sum s;
-
-	hdp_strbuf_printf(o, "%-16s %14s %14s %14s %14s", "port", "rx", "tx", "rx_frags",
-			  "tx_frags");
-	for (unsigned c = 0; c < NDROPS; c++)
-		hdp_strbuf_printf(o, " %10s", hdp_fwd_drop_name(dpdk_drops[c]));
-	hdp_strbuf_printf(o, "\n");
-	for (unsigned i = 0; i < d->cfg->nports; i++) {
-		hdp_fwd_dpdk_port_sum(d, i, &s);
-		hdp_strbuf_printf(o, "%-16s %14llu %14llu %14llu %14llu", d->cfg->ports[i].ifname,
-				  U(s.rx_packets), U(s.tx_packets), U(s.rx_frags), U(s.tx_frags));
-		for (unsigned c = 0; c < NDROPS; c++)
-			hdp_strbuf_printf(o, " %10llu", U(s.drops[dpdk_drops[c]]));
-		hdp_strbuf_printf(o, "\n");
-	}
+	return hdp_control_uptime(d->control);
 }
 
 static void stats_text(struct dpdk_fwd *d, struct hdp_strbuf *o)
@@ -87,9 +59,9 @@ static void stats_json(struct dpdk_fwd *d, struct hdp_strbuf *o)
 				  "\"drops\":{", z->frame, z->mtu, z->chains ? "true" : "false",
 				  U(s.rx_packets), U(s.rx_frags), U(s.rx_bytes), U(s.tx_packets),
 				  U(s.tx_frags), U(s.tx_bytes));
-		for (unsigned c = 0; c < NDROPS; c++)
+		for (unsigned c = 0; c < DPDK_NDROPS; c++)
 			hdp_strbuf_printf(o, "%s\"%s\":%llu", c ? "," : "",
-					  hdp_fwd_drop_name(dpdk_drops[c]), U(s.drops[dpdk_drops[c]]));
+					  hdp_fwd_drop_name(hdp_fwd_dpdk_drops[c]), U(s.drops[hdp_fwd_dpdk_drops[c]]));
 		hdp_strbuf_printf(o, "}}");
 	}
 	hdp_strbuf_printf(o, "],\"workers\":[");
@@ -159,11 +131,11 @@ static void stats_prometheus(struct dpdk_fwd *d, struct hdp_strbuf *o)
 			"docs/OPERATIONS.md lists the causes.");
 	for (unsigned i = 0; i < d->cfg->nports; i++) {
 		hdp_fwd_dpdk_port_sum(d, i, &s);
-		for (unsigned c = 0; c < NDROPS; c++) {
+		for (unsigned c = 0; c < DPDK_NDROPS; c++) {
 			hdp_strbuf_printf(o, "hdp_port_dropped_packets_total{");
 			hdp_prom_label(o, "port", d->cfg->ports[i].ifname);
-			hdp_strbuf_printf(o, ",cause=\"%s\"} %llu\n", hdp_fwd_drop_name(dpdk_drops[c]),
-					  U(s.drops[dpdk_drops[c]]));
+			hdp_strbuf_printf(o, ",cause=\"%s\"} %llu\n", hdp_fwd_drop_name(hdp_fwd_dpdk_drops[c]),
+					  U(s.drops[hdp_fwd_dpdk_drops[c]]));
 		}
 	}
 	if (hdp_dpdk_pool_stats_get(d->mp, &st))
@@ -252,12 +224,7 @@ static int set(void *ctx, const char *pool, const char *key, const char *value,
 	return ret;
 }
 
-static int reload(void *ctx)
-{
-	return hdp_fwd_dpdk_reload(ctx, "reload");
-}
-
 struct hdp_ctl_source hdp_fwd_dpdk_ctl_source(struct dpdk_fwd *d)
 {
-	return (struct hdp_ctl_source){ stats, pools, set, d, reload };
+	return (struct hdp_ctl_source){ .stats = stats, .pools = pools, .set = set, .ctx = d };
 }

@@ -9,9 +9,9 @@
  * of a chain's first segment; frames that cannot be rewritten (runts),
  * are longer than the output carries (too_big) or cannot be sent (TX
  * full) are freed, a chain whole, and counted. Frame sizes, MTUs and
- * chains of mbufs for jumbo frames: sizes.c. The main lcore's
- * worker also serves the control socket, the stats lines, the metrics
- * file and SIGHUP between bursts.
+ * chains of mbufs for jumbo frames: sizes.c. It runs under hdp-fwd's
+ * control loop (control/control.h), whose duties the main lcore's worker
+ * does between bursts, every 10 ms.
  *
  * The mbuf pool has no per-lcore cache unless mbuf_cache says otherwise:
  * every mbuf crosses the hdp driver, so its profile holds for each one,
@@ -21,7 +21,6 @@
 
 #include <hdp/dpdk.h>
 #include <hdp/log.h>
-#include <hdp/metrics_file.h>
 #include <hdp/strbuf.h>
 #include <hdp/xdp_keeper.h>
 
@@ -30,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -38,16 +36,6 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
-
-#define EAL_ARGS_MAX 128
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /*
  * A net_af_xdp device (--vdev net_af_xdpN,iface=IF) on an interface that
@@ -81,14 +69,29 @@ static int af_xdp_interface_taken(int argc, char **argv)
 	return 0;
 }
 
+/* A DPDK port is a whole device: its queues are hdp-fwd's to spread. */
+static int whole_devices(const struct hdp_fwd_cfg *cfg)
+{
+	int errors = 0;
+
+	for (unsigned i = 0; i < cfg->nports; i++)
+		if (cfg->ports[i].queue != HDP_PORT_ALL_QUEUES)
+			errors += hdp_fwd_port_refuse(&cfg->ports[i], "on DPDK ports give the "
+						      "device alone; hdp-fwd spreads its "
+						      "queues over the lcores") != 0;
+	return errors ? -EINVAL : 0;
+}
+
 int hdp_fwd_dpdk_check(const struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv)
 {
-	(void)cfg;	/* its cores against EAL's: hdp_fwd_eal_args_check(), before */
+	int errors = whole_devices(cfg) != 0;
+
+	/* Its cores against EAL's: hdp_fwd_eal_args_check(), before. */
 	if (eal_argc + 2 > EAL_ARGS_MAX) {
 		fprintf(stderr, "hdp-fwd: more than %d EAL arguments\n", EAL_ARGS_MAX - 2);
 		return -EINVAL;
 	}
-	return af_xdp_interface_taken(eal_argc, eal_argv);
+	return af_xdp_interface_taken(eal_argc, eal_argv) || errors ? -EINVAL : 0;
 }
 
 /*
@@ -265,175 +268,32 @@ static unsigned forward(struct dpdk_fwd *d, struct dpdk_worker *w, const struct 
 	return n;
 }
 
-/* @c's counters added into @s. */
-static void add_counters(struct dpdk_port_sum *s, const struct dpdk_port_counters *c)
-{
-	s->rx_packets += hdp_counter_read(&c->rx_packets);
-	s->rx_frags += hdp_counter_read(&c->rx_frags);
-	s->rx_bytes += hdp_counter_read(&c->rx_bytes);
-	s->tx_packets += hdp_counter_read(&c->tx_packets);
-	s->tx_frags += hdp_counter_read(&c->tx_frags);
-	s->tx_bytes += hdp_counter_read(&c->tx_bytes);
-	for (unsigned k = 0; k < HDP_FWD_DROP__COUNT; k++)
-		s->drops[k] += hdp_counter_read(&c->drops[k]);
-}
-
-void hdp_fwd_dpdk_port_sum(const struct dpdk_fwd *d, unsigned port, struct dpdk_port_sum *s)
-{
-	memset(s, 0, sizeof(*s));
-	for (unsigned k = 0; k < d->nworkers; k++)
-		add_counters(s, &d->w[k].port[port]);
-}
-
-void hdp_fwd_dpdk_worker_sum(const struct dpdk_fwd *d, unsigned k, struct dpdk_port_sum *s)
-{
-	memset(s, 0, sizeof(*s));
-	for (unsigned i = 0; i < d->cfg->nports; i++)
-		add_counters(s, &d->w[k].port[i]);
-}
-
-static uint64_t total_rx(const struct dpdk_fwd *d)
-{
-	struct dpdk_port_sum s;
-	uint64_t rx = 0;
-
-	for (unsigned i = 0; i < d->cfg->nports; i++) {
-		hdp_fwd_dpdk_port_sum(d, i, &s);
-		rx += s.rx_packets;
-	}
-	return rx;
-}
-
-/* The main lcore, between bursts: control requests, stats lines, the end. */
-struct duties {
-	uint64_t every, next;		/* TSC cycles */
-	double next_stats, last_stats;
-	unsigned interval;		/* stats_interval when next_stats was set */
-	uint64_t last_rx;
-};
-
 /*
- * The file read and checked as on AF_XDP ports. What applies here is
- * stats_interval and metrics_mode: the mbufs pool's profile lives in the
- * driver and changes key by key (hdp-ctl set), so a reload says whether
- * the file's differs rather than apply half of it. 0, or -EINVAL when the
- * file is refused.
+ * A worker: its queues, burst after burst, until the run ends. The main
+ * lcore's also does the control loop's duties between bursts, every 10
+ * ms; the others only forward.
  */
-static int reload_file(struct dpdk_fwd *d, const char *cause)
-{
-	static struct hdp_fwd_cfg next;
-	struct hdp_profile was, wants;
-	char a[1024], b[1024];
-
-	if (d->hooks->reread(cause, d->cfg, &next))
-		return -EINVAL;
-	hdp_harden_config_resolve(&d->cfg->harden, HDP_FWD_DPDK_POOL, &was);
-	hdp_harden_config_resolve(&next.harden, HDP_FWD_DPDK_POOL, &wants);
-	hdp_profile_format(&was, a, sizeof(a));
-	hdp_profile_format(&wants, b, sizeof(b));
-	d->cfg->stats_interval = next.stats_interval;
-	d->cfg->metrics_mode = next.metrics_mode;
-	hdp_metrics_file_reconfigure(d->metrics, d->cfg);
-	hdp_log(HDP_LOG_INFO, "%s: %s read again (DPDK ports): stats_interval %u and "
-		"metrics_mode %04o applied; %s", cause, d->hooks->config_file,
-		d->cfg->stats_interval, d->cfg->metrics_mode, strcmp(a, b)
-		? "the file's profile for pool " HDP_FWD_DPDK_POOL " differs from the one it "
-		  "started with and is NOT applied on DPDK ports: change a key with hdp-ctl set "
-		  HDP_FWD_DPDK_POOL " KEY VALUE"
-		: "pool " HDP_FWD_DPDK_POOL ": profile unchanged");
-	return 0;
-}
-
-/*
- * SIGHUP or hdp-ctl reload (@cause): the file again (reload_file);
- * systemd hears of it (Type=notify) either way, as on AF_XDP ports.
- */
-int hdp_fwd_dpdk_reload(struct dpdk_fwd *d, const char *cause)
-{
-	int ret;
-
-	hdp_sd_notify("RELOADING=1");
-	ret = reload_file(d, cause);
-	hdp_sd_notify("READY=1");
-	return ret;
-}
-
-static void main_duties(struct dpdk_fwd *d, struct duties *t)
-{
-	double now;
-
-	if (rte_rdtsc() < t->next)
-		return;
-	t->next = rte_rdtsc() + t->every;
-	if (d->ctl)
-		hdp_ctl_run(d->ctl, 0);
-	now = now_s();
-	if (*d->hooks->stop || (d->cfg->duration && now - d->start >= d->cfg->duration))
-		atomic_store(&d->done, true);
-	if (*d->hooks->reload) {
-		*d->hooks->reload = 0;
-		hdp_fwd_dpdk_reload(d, "SIGHUP");
-	}
-	/* A reload (SIGHUP, or hdp-ctl's served above) may change it. */
-	if (d->cfg->stats_interval != t->interval) {
-		t->interval = d->cfg->stats_interval;
-		t->next_stats = now + t->interval;
-	}
-	hdp_metrics_file_tick(d->metrics);
-	if (d->cfg->stats_interval && now >= t->next_stats) {
-		uint64_t rx = total_rx(d);
-
-		printf("hdp-fwd: %.0f pps received over %u workers\n",
-		       (double)(rx - t->last_rx) / (now - t->last_stats), d->nworkers);
-		fflush(stdout);
-		t->last_rx = rx;
-		t->last_stats = now;
-		t->next_stats = now + d->cfg->stats_interval;
-	}
-}
-
 static int worker_main(void *arg)
 {
 	struct dpdk_worker *w = arg;
 	struct dpdk_fwd *d = w->d;
 	bool is_main = rte_lcore_id() == rte_get_main_lcore();
-	struct duties t = {
-		.every = rte_get_tsc_hz() / 100, .next_stats = d->start + d->cfg->stats_interval,
-		.last_stats = d->start, .interval = d->cfg->stats_interval,
-	};
+	uint64_t every = rte_get_tsc_hz() / 100, next = 0;
 
 	while (!atomic_load_explicit(&d->done, memory_order_relaxed)) {
 		unsigned work = 0;
 
 		for (unsigned i = 0; i < w->nq; i++)
 			work += forward(d, w, &w->q[i]);
-		if (is_main)
-			main_duties(d, &t);
+		if (is_main && rte_rdtsc() >= next) {
+			next = rte_rdtsc() + every;
+			if (!hdp_control_tick(d->control, 0))
+				atomic_store(&d->done, true);
+		}
 		if (!work)
 			rte_delay_us_sleep(50);
 	}
 	return 0;
-}
-
-static void summary(struct dpdk_fwd *d)
-{
-	struct hdp_dpdk_pool_stats st;
-	struct dpdk_port_sum s;
-	char table[HDP_FWD_PORTS_MAX * 128 + 256];
-	struct hdp_strbuf o = hdp_strbuf_init(table, sizeof(table));
-
-	hdp_fwd_dpdk_port_table(d, &o);
-	fputs(table, stdout);
-	for (unsigned k = 0; k < d->nworkers; k++) {
-		hdp_fwd_dpdk_worker_sum(d, k, &s);
-		printf("worker %u (lcore %u): %u queues, %llu frames received\n", k, d->w[k].lcore,
-		       d->w[k].nq, (unsigned long long)s.rx_packets);
-	}
-	if (hdp_dpdk_pool_stats_get(d->mp, &st) == 0)
-		printf("pool %s: %u mbufs, %llu allocs, %llu frees, %llu bytes wiped, %llu violations\n",
-		       d->mp->name, d->mp->size, (unsigned long long)st.allocs,
-		       (unsigned long long)st.frees, (unsigned long long)st.bytes_wiped,
-		       (unsigned long long)st.violations);
 }
 
 /* Workers on every lcore, indexed in EAL's order (the main lcore first). */
@@ -510,76 +370,26 @@ static void keep_xdp_program(const struct dpdk_fwd *d, unsigned i)
 
 	xdp_program_of(d, i, &ifindex);
 	if (ifindex && if_indextoname(ifindex, ifname))
-		hdp_xdp_keeper_note(d->hooks->xdp_keeper->fd, ifindex, ifname);
+		hdp_xdp_keeper_note(d->xdp_keeper.fd, ifindex, ifname);
 }
 
-static int start(struct dpdk_fwd *d, unsigned *started)
+/* Every port started, the programs net_af_xdp attaches noted, the queues shared out. */
+static int start_ports(struct dpdk_fwd *d)
 {
-	struct hdp_ctl_source src;
 	int ret;
 
-	for (; *started < d->cfg->nports; (*started)++) {
-		ret = port_start(d, *started);
+	for (; d->started < d->cfg->nports; d->started++) {
+		ret = port_start(d, d->started);
 		if (ret) {
 			d->half_started = true;
 			return ret;
 		}
-		keep_xdp_program(d, *started);
+		keep_xdp_program(d, d->started);
 	}
 	/* Before the privileges go: nothing the keeper is told later counts. */
-	hdp_keeper_seal(d->hooks->xdp_keeper);
+	hdp_keeper_seal(&d->xdp_keeper);
 	spread_queues(d);
-	src = hdp_fwd_dpdk_ctl_source(d);
-	if (d->cfg->ctl_path[0] && !(d->ctl = hdp_ctl_open_source(d->cfg->ctl_path, &src)))
-		return 1;
-	if (d->ctl && hdp_fwd_ctl_hand_over(d->cfg, d->ctl))
-		return 1;
-	/* Set-up is over; the ports run without any privilege from here. */
-	if (d->hooks->drop_privileges && hdp_fwd_drop_privileges(d->cfg))
-		return 1;
-	/* As the user it runs as: a file it cannot write is said at once. */
-	if (d->cfg->metrics_path[0] && (!(d->metrics = hdp_metrics_file_open(d->cfg, &src)) ||
-					hdp_metrics_file_write(d->metrics)))
-		return 1;
 	return 0;
-}
-
-static void announce(const struct dpdk_fwd *d)
-{
-	struct hdp_dpdk_pool_stats st;
-	char text[160];
-
-	hdp_dpdk_pool_stats_get(d->mp, &st);
-	printf("hdp-fwd: mode %s, %u DPDK ports with %u queue pair%s each, %u worker%s, pool %s "
-	       "of %u mbufs of %u bytes (hdp driver, %s, quarantine %u deep%s)%s%s\n",
-	       hdp_fwd_mode_name(d->cfg->mode),
-	       d->cfg->nports, d->nqueues, d->nqueues == 1 ? "" : "s", d->nworkers,
-	       d->nworkers == 1 ? "" : "s", d->mp->name, d->mp->size,
-	       d->data_room - RTE_PKTMBUF_HEADROOM,
-	       d->cfg->mbuf_cache ? "per-lcore cache: frees wiped by hdp-fwd before it" : "no cache",
-	       st.quarantine_depth,
-	       d->af_xdp_ports ? ", extents the whole data room: net_af_xdp lends them to "
-	       "the kernel" : "",
-	       d->ctl ? ", control socket " : "", d->ctl ? d->cfg->ctl_path : "");
-	for (unsigned i = 0; i < d->cfg->nports; i++)
-		printf("  %s -> %s: %s\n", d->cfg->ports[i].ifname,
-		       d->cfg->ports[d->cfg->ports[i].peer].ifname,
-		       hdp_fwd_dpdk_size_text(d, i, text, sizeof(text)));
-	fflush(stdout);
-}
-
-/* Type=notify: the service is up once every port runs and every worker does. */
-static void tell_service_manager_ready(const struct dpdk_fwd *d)
-{
-	char state[128];
-	int ret;
-
-	snprintf(state, sizeof(state), "READY=1\nSTATUS=forwarding on %u DPDK ports, %u workers",
-		 d->cfg->nports, d->nworkers);
-	ret = hdp_sd_notify(state);
-	if (ret)
-		fprintf(stderr, "hdp-fwd: cannot tell the service manager it is ready "
-			"(NOTIFY_SOCKET): %s\n", strerror(-ret));
 }
 
 /*
@@ -622,80 +432,236 @@ static int mbufs_back(struct dpdk_fwd *d, int ret)
 	return ret;
 }
 
-int hdp_fwd_dpdk_run(struct hdp_fwd_cfg *cfg, int eal_argc, char **eal_argv,
-		     const struct hdp_fwd_dpdk_hooks *hooks)
+/*
+ * The ports stopped and closed, and the one whose start failed half way
+ * (its queues may hold mbufs); not one never started: net_af_xdp's close
+ * removes whatever XDP program its interface runs, someone else's too.
+ * Then every mbuf must be back.
+ */
+static int close_ports(struct dpdk_fwd *d, int status)
 {
-	static struct dpdk_fwd d;
-	char *argv[EAL_ARGS_MAX], lcores[HDP_FWD_CORES_MAX * 6];
-	unsigned started = 0, lcore;
+	unsigned n = d->started + d->half_started;
+
+	for (unsigned i = 0; i < n; i++) {
+		rte_eth_dev_stop(d->port_id[i]);
+		rte_eth_dev_close(d->port_id[i]);
+	}
+	return mbufs_back(d, status);
+}
+
+/*
+ * What set-up made, undone in the reverse order, from what it got to:
+ * @status, or 1 when mbufs did not come back (said).
+ */
+static int unmake(struct dpdk_fwd *d, int status)
+{
+	if (d->made >= MADE_PORTS)
+		status = close_ports(d, status);
+	if (d->made >= MADE_POOL)
+		rte_mempool_free(d->mp);
+	if (d->made >= MADE_WORKERS)
+		rte_free(d->w);
+	if (d->made >= MADE_EAL)
+		rte_eal_cleanup();
+	if (d->made >= MADE_KEEPER)
+		hdp_keeper_finish(&d->xdp_keeper);
+	d->made = MADE_NOTHING;
+	return status;
+}
+
+/*
+ * EAL, the workers, the devices and their sizes, the pool, the ports
+ * started: 0, or the exit status (2: EAL's arguments refused, a device
+ * missing or unable to carry its frames), with what was made undone.
+ */
+static int setup(void *e, struct hdp_control *c)
+{
+	struct dpdk_fwd *d = e;
 	int argc, ret;
 
-	/* The ports, the EAL arguments and the paths were checked (preflight). */
-	eal_args(cfg, eal_argc, eal_argv, argv, &argc, lcores, sizeof(lcores));
-	d = (struct dpdk_fwd){ .cfg = cfg, .hooks = hooks };
-	atomic_init(&d.done, false);
-	if (rte_eal_init(argc, argv) < 0) {
+	d->control = c;
+	d->cfg = c->cfg;
+	/* Now, while hdp-fwd is one thread: EAL starts others. */
+	hdp_xdp_keeper_start(&d->xdp_keeper);
+	d->made = MADE_KEEPER;
+	/* The ports, the EAL arguments and the paths were checked before start-up. */
+	eal_args(d->cfg, d->eal_argc, d->eal_argv, d->argv, &argc, d->lcores, sizeof(d->lcores));
+	if (rte_eal_init(argc, d->argv) < 0) {
 		fprintf(stderr, "hdp-fwd: the EAL arguments after -- were refused: %s\n",
 			rte_strerror(rte_errno));
-		return 2;
+		return unmake(d, 2);
 	}
-	if (hdp_dpdk_use_config(&cfg->harden)) {
-		ret = 2;
-		goto out;
-	}
-	if (make_workers(&d)) {
-		ret = 1;
-		goto out;
-	}
+	d->made = MADE_EAL;
+	if (hdp_dpdk_use_config(&d->cfg->harden))
+		return unmake(d, 2);
+	if (make_workers(d))
+		return unmake(d, 1);
+	d->made = MADE_WORKERS;
 	/* The devices first: how long the mbufs must be depends on what they carry. */
-	ret = count_queues(&d);
+	ret = count_queues(d);
 	if (!ret)
-		ret = hdp_fwd_dpdk_sizes(&d);
+		ret = hdp_fwd_dpdk_sizes(d);
 	if (ret)
-		goto out;
-	d.mp = make_pool(&d);
-	if (!d.mp) {
+		return unmake(d, ret);
+	d->mp = make_pool(d);
+	if (!d->mp) {
 		fprintf(stderr, "hdp-fwd: cannot make the mbuf pool '%s' of %u mbufs of %u bytes: "
-			"%s\n", HDP_FWD_DPDK_POOL, cfg->frames, d.data_room, rte_strerror(rte_errno));
-		ret = 1;
-		goto out;
+			"%s\n", HDP_FWD_DPDK_POOL, d->cfg->frames, d->data_room,
+			rte_strerror(rte_errno));
+		return unmake(d, 1);
 	}
-	lend_to_kernel(&d);
-	d.start = now_s();
-	ret = start(&d, &started);
-	if (ret)
-		goto stop_ports;
-	announce(&d);
-	d.start = now_s();
-	for (unsigned k = 1; k < d.nworkers; k++)
-		rte_eal_remote_launch(worker_main, &d.w[k], d.w[k].lcore);
-	tell_service_manager_ready(&d);
-	worker_main(&d.w[0]);
-	hdp_sd_notify("STOPPING=1");
+	d->made = MADE_POOL;
+	lend_to_kernel(d);
+	d->made = MADE_PORTS;
+	ret = start_ports(d);
+	return ret ? unmake(d, ret) : 0;
+}
+
+static struct hdp_ctl_source source(void *e)
+{
+	return hdp_fwd_dpdk_ctl_source(e);
+}
+
+/* The other lcores' workers; the main lcore's is run(). */
+static int start(void *e)
+{
+	struct dpdk_fwd *d = e;
+
+	for (unsigned k = 1; k < d->nworkers; k++)
+		rte_eal_remote_launch(worker_main, &d->w[k], d->w[k].lcore);
+	return 0;
+}
+
+static void announce(void *e, char *status, size_t len)
+{
+	struct dpdk_fwd *d = e;
+	const struct hdp_ctl *ctl = d->control->ctl;
+	struct hdp_dpdk_pool_stats st;
+	char text[160];
+
+	hdp_dpdk_pool_stats_get(d->mp, &st);
+	printf("hdp-fwd: mode %s, %u DPDK ports with %u queue pair%s each, %u worker%s, pool %s "
+	       "of %u mbufs of %u bytes (hdp driver, %s, quarantine %u deep%s)%s%s\n",
+	       hdp_fwd_mode_name(d->cfg->mode),
+	       d->cfg->nports, d->nqueues, d->nqueues == 1 ? "" : "s", d->nworkers,
+	       d->nworkers == 1 ? "" : "s", d->mp->name, d->mp->size,
+	       d->data_room - RTE_PKTMBUF_HEADROOM,
+	       d->cfg->mbuf_cache ? "per-lcore cache: frees wiped by hdp-fwd before it" : "no cache",
+	       st.quarantine_depth,
+	       d->af_xdp_ports ? ", extents the whole data room: net_af_xdp lends them to "
+	       "the kernel" : "",
+	       ctl ? ", control socket " : "", ctl ? d->cfg->ctl_path : "");
+	for (unsigned i = 0; i < d->cfg->nports; i++)
+		printf("  %s -> %s: %s\n", d->cfg->ports[i].ifname,
+		       d->cfg->ports[d->cfg->ports[i].peer].ifname,
+		       hdp_fwd_dpdk_size_text(d, i, text, sizeof(text)));
+	fflush(stdout);
+	snprintf(status, len, "forwarding on %u DPDK ports, %u workers", d->cfg->nports,
+		 d->nworkers);
+}
+
+static void run(void *e)
+{
+	struct dpdk_fwd *d = e;
+
+	worker_main(&d->w[0]);
+}
+
+static void status_line(void *e, double uptime, double dt)
+{
+	struct dpdk_fwd *d = e;
+	uint64_t rx = hdp_fwd_dpdk_rx_total(d);
+
+	(void)uptime;
+	printf("hdp-fwd: %.0f pps received over %u workers\n", (double)(rx - d->last_rx) / dt,
+	       d->nworkers);
+	fflush(stdout);
+	d->last_rx = rx;
+}
+
+/*
+ * What applies here is stats_interval and metrics_mode: the mbufs pool's
+ * profile lives in the driver and changes key by key (hdp-ctl set), so a
+ * reload says whether the file's differs rather than apply half of it.
+ */
+static int apply(void *e, const struct hdp_fwd_cfg *next, const char *cause)
+{
+	struct dpdk_fwd *d = e;
+	struct hdp_profile was, wants;
+	char a[1024], b[1024];
+
+	hdp_harden_config_resolve(&d->cfg->harden, HDP_FWD_DPDK_POOL, &was);
+	hdp_harden_config_resolve(&next->harden, HDP_FWD_DPDK_POOL, &wants);
+	hdp_profile_format(&was, a, sizeof(a));
+	hdp_profile_format(&wants, b, sizeof(b));
+	d->cfg->stats_interval = next->stats_interval;
+	d->cfg->metrics_mode = next->metrics_mode;
+	hdp_log(HDP_LOG_INFO, "%s: %s read again (DPDK ports): stats_interval %u and "
+		"metrics_mode %04o applied; %s", cause, d->control->config_file,
+		d->cfg->stats_interval, d->cfg->metrics_mode, strcmp(a, b)
+		? "the file's profile for pool " HDP_FWD_DPDK_POOL " differs from the one it "
+		  "started with and is NOT applied on DPDK ports: change a key with hdp-ctl set "
+		  HDP_FWD_DPDK_POOL " KEY VALUE"
+		: "pool " HDP_FWD_DPDK_POOL ": profile unchanged");
+	return 0;
+}
+
+/* The run is over: every worker told, and waited for. */
+static void stop(void *e)
+{
+	struct dpdk_fwd *d = e;
+	unsigned lcore;
+
+	atomic_store(&d->done, true);
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		rte_eal_wait_lcore(lcore);
-	printf("--- summary after %.1f s\n", now_s() - d.start);
-	summary(&d);
-stop_ports:
-	hdp_metrics_file_close(d.metrics);
-	d.metrics = NULL;
-	hdp_ctl_close(d.ctl);
-	d.ctl = NULL;
-	/*
-	 * And the port whose start failed half way: its queues may hold mbufs.
-	 * Not one never started: net_af_xdp's close removes whatever XDP
-	 * program its interface runs, someone else's too.
-	 */
-	if (d.half_started)
-		started++;
-	for (unsigned i = 0; i < started; i++) {
-		rte_eth_dev_stop(d.port_id[i]);
-		rte_eth_dev_close(d.port_id[i]);
+}
+
+static void summary(void *e)
+{
+	struct dpdk_fwd *d = e;
+	struct hdp_dpdk_pool_stats st;
+	struct dpdk_port_sum s;
+	char table[HDP_FWD_PORTS_MAX * 128 + 256];
+	struct hdp_strbuf o = hdp_strbuf_init(table, sizeof(table));
+
+	hdp_fwd_dpdk_port_table(d, &o);
+	fputs(table, stdout);
+	for (unsigned k = 0; k < d->nworkers; k++) {
+		hdp_fwd_dpdk_worker_sum(d, k, &s);
+		printf("worker %u (lcore %u): %u queues, %llu frames received\n", k, d->w[k].lcore,
+		       d->w[k].nq, (unsigned long long)s.rx_packets);
 	}
-	ret = mbufs_back(&d, ret);
-	rte_mempool_free(d.mp);
-out:
-	rte_free(d.w);
-	rte_eal_cleanup();
-	return ret;
+	if (hdp_dpdk_pool_stats_get(d->mp, &st) == 0)
+		printf("pool %s: %u mbufs, %llu allocs, %llu frees, %llu bytes wiped, %llu violations\n",
+		       d->mp->name, d->mp->size, (unsigned long long)st.allocs,
+		       (unsigned long long)st.frees, (unsigned long long)st.bytes_wiped,
+		       (unsigned long long)st.violations);
+}
+
+static int teardown(void *e, int status)
+{
+	return unmake(e, status);
+}
+
+static const struct hdp_engine dpdk_engine = {
+	.setup = setup,
+	.source = source,
+	.start = start,
+	.announce = announce,
+	.run = run,
+	.status_line = status_line,
+	.apply = apply,
+	.stop = stop,
+	.summary = summary,
+	.teardown = teardown,
+};
+
+int hdp_fwd_dpdk_run(struct hdp_control *c, int eal_argc, char **eal_argv)
+{
+	static struct dpdk_fwd d;
+
+	d = (struct dpdk_fwd){ .eal_argc = eal_argc, .eal_argv = eal_argv };
+	atomic_init(&d.done, false);
+	return hdp_control_run(c, &dpdk_engine, &d);
 }

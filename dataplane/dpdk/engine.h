@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * hdp-fwd on DPDK ports, shared by the forwarding (engine.c) and the
- * control socket's answers (answers.c): one worker per EAL lcore,
- * each polling the RX queues given to it and sending on the same queue of
- * each one's peer, so that every TX queue has exactly one sender.
+ * hdp-fwd on DPDK ports, shared by the forwarding (engine.c), its sizes
+ * (sizes.c), its counters (counters.c) and the control socket's answers
+ * (answers.c): one worker per EAL lcore, each polling the RX queues given
+ * to it and sending on the same queue of each one's peer, so that every
+ * TX queue has exactly one sender.
  */
-#ifndef HDP_FWD_DPDK_INTERNAL_H
-#define HDP_FWD_DPDK_INTERNAL_H
+#ifndef HDP_DPDK_ENGINE_H
+#define HDP_DPDK_ENGINE_H
 
 #include "module.h"
 
 #include <hdp/counter.h>
 #include <hdp/ctl.h>
+#include <hdp/keeper.h>
+
+#include "control/control.h"
 
 #include <stdatomic.h>
 
@@ -21,6 +25,7 @@
 
 #define DPDK_RING 1024		/* RX and TX descriptors per queue */
 #define DPDK_QUEUES_MAX 16	/* per port; at most one per worker */
+#define EAL_ARGS_MAX 128
 
 /* One RX queue a worker polls, and where its frames go. */
 struct dpdk_queue {
@@ -65,22 +70,37 @@ struct dpdk_worker {
 	struct dpdk_port_counters port[HDP_FWD_PORTS_MAX];
 } __rte_cache_aligned;
 
+/* How far set-up got, for its undoing (engine.c). */
+enum dpdk_made {
+	MADE_NOTHING,
+	MADE_KEEPER,		/* the keeper of net_af_xdp's programs */
+	MADE_EAL,
+	MADE_WORKERS,
+	MADE_POOL,
+	MADE_PORTS,		/* ports started (or begun to) */
+};
+
 struct dpdk_fwd {
+	struct hdp_control *control;
 	struct hdp_fwd_cfg *cfg;
+	int eal_argc;			/* hdp-fwd's, after "--" */
+	char **eal_argv;
+	char *argv[EAL_ARGS_MAX];	/* what EAL is given */
+	char lcores[HDP_FWD_CORES_MAX * 6];
+	struct hdp_keeper xdp_keeper;	/* hdp/xdp_keeper.h (fd -1: none) */
+	enum dpdk_made made;
 	struct rte_mempool *mp;
 	uint16_t port_id[HDP_FWD_PORTS_MAX];
 	struct dpdk_port_size size[HDP_FWD_PORTS_MAX];
 	uint16_t data_room;		/* of each mbuf, headroom included */
 	unsigned af_xdp_ports;		/* net_af_xdp: the pool is lent to the kernel */
-	bool half_started;		/* a port's start failed after it began */
+	unsigned started;		/* ports started */
+	bool half_started;		/* and the next one's start failed after it began */
 	unsigned nqueues;		/* per port */
 	unsigned nworkers;		/* one per lcore */
 	struct dpdk_worker *w;
-	const struct hdp_fwd_dpdk_hooks *hooks;	/* signals, reload */
-	atomic_bool done;		/* the duration is over, or a signal came */
-	double start;
-	struct hdp_ctl *ctl;
-	struct hdp_metrics_file *metrics;	/* or NULL */
+	atomic_bool done;		/* the control loop says the run is over */
+	uint64_t last_rx;		/* at the last status line */
 };
 
 /* A port's counters summed over the workers. */
@@ -94,6 +114,13 @@ void hdp_fwd_dpdk_port_sum(const struct dpdk_fwd *d, unsigned port, struct dpdk_
 
 /* Worker @k's counters summed over the ports. */
 void hdp_fwd_dpdk_worker_sum(const struct dpdk_fwd *d, unsigned k, struct dpdk_port_sum *s);
+
+/* Packets received on every port. */
+uint64_t hdp_fwd_dpdk_rx_total(const struct dpdk_fwd *d);
+
+/* The drop causes DPDK ports have (of HDP_FWD_DROPS), in the order stats show them. */
+#define DPDK_NDROPS 3
+extern const enum hdp_fwd_drop hdp_fwd_dpdk_drops[DPDK_NDROPS];
 
 /*
  * Every port's frames judged against its device (sizes.c), after
@@ -113,14 +140,12 @@ const char *hdp_fwd_dpdk_size_text(const struct dpdk_fwd *d, unsigned i, char *b
 struct hdp_strbuf;
 
 /*
- * Every port's packets, frags and drops as a text table (answers.c),
+ * Every port's packets, frags and drops as a text table (counters.c),
  * for hdp-ctl stats and the summary at exit alike.
  */
 void hdp_fwd_dpdk_port_table(struct dpdk_fwd *d, struct hdp_strbuf *o);
 
 /* The control socket's view of @d (answers.c). */
 struct hdp_ctl_source hdp_fwd_dpdk_ctl_source(struct dpdk_fwd *d);
-/* SIGHUP or hdp-ctl reload (@cause, for the messages): 0 or -EINVAL. */
-int hdp_fwd_dpdk_reload(struct dpdk_fwd *d, const char *cause);
 
-#endif /* HDP_FWD_DPDK_INTERNAL_H */
+#endif /* HDP_DPDK_ENGINE_H */

@@ -24,9 +24,10 @@ struct hdp_ctl;
 struct hdp_strbuf;
 
 /*
- * What the socket reports and changes: the AF_XDP forwarder
- * (hdp_ctl_open) or another one (hdp-fwd's DPDK mode). The requests and
- * their strict parsing are the same for every source.
+ * What the socket reports and changes: an engine's forwarder (the AF_XDP
+ * one, hdp_ctl_open, or the DPDK one) through @ctx, and the control
+ * loop's reload through @reload_ctx. The requests and their strict
+ * parsing are the same for every source.
  */
 struct hdp_ctl_source {
 	/* "stats", "stats json" (@format "json"), "stats prometheus". */
@@ -48,7 +49,8 @@ struct hdp_ctl_source {
 	 * says which ("ok:" or "error:"), so that a service manager's reload
 	 * fails when the file is refused. NULL: not offered (said so).
 	 */
-	int (*reload)(void *ctx);
+	int (*reload)(void *reload_ctx);
+	void *reload_ctx;
 };
 
 #define HDP_CTL_DEFAULT_PATH "/run/hdp-fwd.sock"

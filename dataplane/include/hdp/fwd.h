@@ -255,25 +255,10 @@ const char *hdp_fwd_mode_name(enum hdp_fwd_mode mode);
  * Check the configuration as such, before anything starts: ports and their
  * peers, l2 MACs, the hardening profile, and that --check-config can print
  * it so that it reads back. 0 or -EINVAL. Quiet when it passes: it runs
- * again on every SIGHUP. What needs the machine is hdp_fwd_preflight()'s.
+ * again on every SIGHUP. The checks against the machine come before
+ * start-up: the control loop's and each engine's.
  */
 int hdp_fwd_cfg_check(struct hdp_fwd_cfg *cfg);
-
-/*
- * Every check start-up makes before it touches anything, in one list:
- * hdp-fwd runs it before setting up, and --check-config runs it (on a
- * copy) and stops, so that its 0 means start-up will not refuse the
- * configuration. The control socket's path and directory; for AF_XDP
- * ports (@dpdk false) also the metrics file's directory (and, when
- * running as root, that the user hdp-fwd becomes may write there), the
- * interfaces and their queues (expanding ports given as IF), huge_dir and
- * the UMEM pool's profile against its frames; for DPDK ports, that each
- * is a whole device. @keep_caps: hdp-fwd will keep its capabilities
- * (--keep-capabilities). Creates nothing that outlives it.
- * 0; -EINVAL: configuration errors, each logged naming where it was set
- * (status 2); another negative errno: a check could not run (logged).
- */
-int hdp_fwd_preflight(struct hdp_fwd_cfg *cfg, bool dpdk, bool keep_caps);
 
 /*
  * The EAL arguments (@argv[0] the program's name, then the words after
