@@ -27,41 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
-volatile sig_atomic_t sink_stop;
-
 static void on_signal(int sig)
 {
 	(void)sig;
 	sink_stop = 1;
-}
-
-double sink_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-int sink_read_counts(int map, struct sink_counts *total)
-{
-	int ncpus = libbpf_num_possible_cpus();
-	struct sink_counts *per = calloc((size_t)ncpus, sizeof(*per));
-	uint32_t key = 0;
-
-	if (!per)
-		return -1;
-	memset(total, 0, sizeof(*total));
-	if (bpf_map_lookup_elem(map, &key, per)) {
-		free(per);
-		return -1;
-	}
-	for (int i = 0; i < ncpus; i++) {
-		total->packets += per[i].packets;
-		total->bytes += per[i].bytes;
-	}
-	free(per);
-	return 0;
 }
 
 static int count(const char *ifname, const struct sink_opts *o)

@@ -19,8 +19,10 @@ struct sink_counts {
 	uint64_t packets, bytes;
 };
 
+/* Set by hdp-sink's signal handlers: every mode ends its run (sink.c). */
 extern volatile sig_atomic_t sink_stop;
 
+/* CLOCK_MONOTONIC, in seconds. */
 double sink_now(void);
 /* Sum the per-CPU counters of map @map: 0 or -1. */
 int sink_read_counts(int map, struct sink_counts *total);
