@@ -128,8 +128,9 @@ unsigned fwd_fill(struct hdp_fwd *f, struct fwd_port *p, unsigned n)
  * Fill every port's ring to its target. With frames for every ring, the
  * target is the whole fill ring; with fewer, each port gets an equal share
  * of half the frames, and the other half stays free for frames in flight,
- * but never more than its ring holds (a share above it once wrote entries
- * the kernel had not read yet, and moved the producer past the ring).
+ * but never more than its ring holds (a share above it would write
+ * entries the kernel has not read yet, and move the producer past the
+ * ring).
  */
 void fwd_fill_all(struct hdp_fwd *f)
 {

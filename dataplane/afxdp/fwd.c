@@ -57,8 +57,8 @@ static struct hdp_xdp_prog *prog_for(struct hdp_fwd *f, const char *ifname)
  * The port that needs the longest chains, or -1 if none needs one. Its
  * need decides every socket's binding: the kernel binds the sockets that
  * share a UMEM as it bound the first (its XDP_USE_SG, or not), whatever
- * they ask, so a jumbo port listed after a small one was bound without
- * multi-buffer and the kernel dropped its every long frame, uncounted here.
+ * they ask, and a jumbo port bound without multi-buffer would have every
+ * long frame dropped by the kernel, uncounted here.
  */
 static int neediest_port(const struct hdp_fwd *f)
 {

@@ -10,7 +10,7 @@
  * (MSG_TRUNC). The kernel builds the skb for XDP_PASS anyway, and packet
  * sockets have been doing this for decades: tens of thousands of 9000-byte
  * frames a second (and several hundred thousand small ones) are well within
- * reach of one core. The alternatives were worse for a verifier:
+ * reach of one core. The alternatives are worse for a verifier:
  * - AF_XDP with XDP_USE_SG: copy mode on veth anyway, libxdp 1.3.1 knows
  *   nothing of multi-buffer, and reassembling descriptor chains is code
  *   that could itself be wrong in the very way being tested for;
@@ -162,7 +162,7 @@ static int report(const struct verify *v, const struct sink_counts *xdp, unsigne
 {
 	uint64_t lost = seqs_lost(&v->seqs), extra = seqs_extra(&v->seqs);
 	uint64_t unread = xdp->packets > v->frames ? xdp->packets - v->frames : 0;
-	/* Nothing at all is no evidence: without --expect it had read "ok". */
+	/* Nothing at all is no evidence: without --expect it would read "ok". */
 	bool bad = v->corrupted || v->truncated || v->foreign || v->seqs.reordered ||
 		   v->seqs.duplicated || extra || lost || unread || v->no_memory ||
 		   !v->frames;
