@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the configuration's files share: values as INI text (ini_text.c),
- * ports (ports.c), the workers' CPUs (cores.c), and the [global] key
- * table's answers for the printer (keys.c, show.c).
+ * ports (ports.c), the workers' CPUs (cores.c), and the key table's
+ * answers for the printer (keys.c, show.c).
  */
 #ifndef HDP_CONFIG_CFG_INTERNAL_H
 #define HDP_CONFIG_CFG_INTERNAL_H
 
 #include <hdp/fwd.h>
-
-struct hdp_strbuf;
 
 /* Decimal digits only, from @lo to @hi: 0 or -EINVAL. */
 int cfg_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out);
@@ -35,8 +33,21 @@ struct hdp_port_cfg *cfg_port_add(struct hdp_fwd_cfg *cfg, const char *ifname, u
 int cfg_ports_set(struct hdp_fwd_cfg *cfg, const char *list, const char *source, int line);
 /* The list as the ports key says it. */
 const char *cfg_ports_text(const struct hdp_fwd_cfg *cfg, char *buf, size_t len);
-/* "ports", or "ports (or a [port:IF] key)", where @a and @b differ; else NULL. */
-const char *cfg_ports_differ(const struct hdp_fwd_cfg *a, const struct hdp_fwd_cfg *b);
+
+/*
+ * The [port:IF] keys' rows of the key table (keys.c), each its value into
+ * port @p or why not into @why; its value as it reads back for port @i
+ * (NULL: the section does not set it); whether two ports differ in it.
+ */
+int cfg_peer_set(struct hdp_port_cfg *p, const char *value, char *why, size_t len);
+const char *cfg_peer_text(const struct hdp_fwd_cfg *cfg, unsigned i, char *buf, size_t len);
+bool cfg_peer_differs(const struct hdp_port_cfg *a, const struct hdp_port_cfg *b);
+int cfg_src_mac_set(struct hdp_port_cfg *p, const char *value, char *why, size_t len);
+const char *cfg_src_mac_text(const struct hdp_fwd_cfg *cfg, unsigned i, char *buf, size_t len);
+bool cfg_src_mac_differs(const struct hdp_port_cfg *a, const struct hdp_port_cfg *b);
+int cfg_dst_mac_set(struct hdp_port_cfg *p, const char *value, char *why, size_t len);
+const char *cfg_dst_mac_text(const struct hdp_fwd_cfg *cfg, unsigned i, char *buf, size_t len);
+bool cfg_dst_mac_differs(const struct hdp_port_cfg *a, const struct hdp_port_cfg *b);
 
 /* A key of section [port:IF...] (@section), the port added if it is new. */
 int cfg_port_key_set(struct hdp_fwd_cfg *cfg, const char *section, const char *key,
@@ -46,7 +57,6 @@ unsigned cfg_port_keys(void);
 const char *cfg_port_key_name(unsigned k);
 const char *cfg_port_key_text(const struct hdp_fwd_cfg *cfg, unsigned i, unsigned k, char *buf,
 			      size_t len);
-void cfg_port_keys_describe(struct hdp_strbuf *o);
 
 /* The cores key; its value as it reads. */
 int cfg_cores_set(struct hdp_fwd_cfg *cfg, const char *list, const char *source, int line);

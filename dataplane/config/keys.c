@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * hdp-fwd's own [global] keys in one table: each key's type and field,
- * its default, the values it takes, whether a reload applies it or only a
- * restart does, and what it does. The defaults, the parser
- * (hdp_fwd_cfg_set_global), the refusals found later
- * (hdp_fwd_cfg_refuse), --check-config's printer (show.c), a reload
- * (hdp_fwd_cfg_restart_key) and --list-keys (hdp_fwd_keys_describe) all
- * read it; none keeps a list of its own. The pools' keys are hardening's
- * (hdp/profile.h); [port:IF]'s are in ports.c.
+ * hdp-fwd's own keys, [global]'s and then [port:IF]'s, in one table: each
+ * key's type and field, its default, the values it takes, whether a
+ * reload applies it or only a restart does, and what it does. The
+ * defaults, the parser (hdp_fwd_cfg_set_global, cfg_port_key_set), the
+ * refusals found later (hdp_fwd_cfg_refuse), --check-config's printer
+ * (show.c), a reload (hdp_fwd_cfg_restart_key) and --list-keys
+ * (hdp_fwd_keys_describe) all read it; none keeps a list of its own. The
+ * pools' keys are hardening's (hdp/profile.h).
  */
 #include "cfg_internal.h"
 
@@ -31,6 +31,7 @@ enum key_type {
 	KEY_CHOICE,	/* one of names[]: an enum */
 	KEY_PATH,	/* text that fits its field; "" for none */
 	KEY_OWN,	/* parsed, written and compared by its own functions */
+	KEY_PORT,	/* a [port:IF] key: the same, port by port */
 };
 
 struct key {
@@ -55,12 +56,27 @@ struct key {
 	/* A comment after the printed line (or alone, when write gives NULL). */
 	const char *(*note)(const struct hdp_fwd_cfg *cfg);
 	bool (*shown)(const struct hdp_fwd_cfg *cfg);
+	/* KEY_PORT: */
+	int (*port_set)(struct hdp_port_cfg *p, const char *value, char *why, size_t len);
+	const char *(*port_text)(const struct hdp_fwd_cfg *cfg, unsigned i, char *buf, size_t len);
+	bool (*port_differs)(const struct hdp_port_cfg *a, const struct hdp_port_cfg *b);
 };
 
-static const char *const key_names[HDP_FWD_KEY__COUNT] = {
+/* [port:IF]'s keys follow [global]'s, in the order --check-config prints them. */
+enum {
+	PORT_KEY_PEER = HDP_FWD_KEY__COUNT,
+	PORT_KEY_SRC_MAC,
+	PORT_KEY_DST_MAC,
+	KEYS_COUNT
+};
+
+static const char *const key_names[KEYS_COUNT] = {
 #define NAME(key, name) [HDP_FWD_KEY_##key] = #name,
 	HDP_FWD_KEYS(NAME)
 #undef NAME
+	[PORT_KEY_PEER] = "peer",
+	[PORT_KEY_SRC_MAC] = "src_mac",
+	[PORT_KEY_DST_MAC] = "dst_mac",
 };
 
 static const char *const mode_names[] = { "io", "macswap", "l2" };
@@ -272,13 +288,17 @@ static const char *ctl_socket_note(const struct hdp_fwd_cfg *cfg)
 		  .size = sizeof(((struct hdp_fwd_cfg *)0)->field)
 #define CHOICE(list) .type = KEY_CHOICE, .names = list, .nnames = HDP_ARRAY_SIZE(list)
 #define OWN(name) .type = KEY_OWN, .set = set_##name, .write = name##_text
+#define PORT(name) .type = KEY_PORT, .port_set = cfg_##name##_set, \
+		   .port_text = cfg_##name##_text, .port_differs = cfg_##name##_differs
 
-static const struct key keys[HDP_FWD_KEY__COUNT] = {
+static const char *ports_differ(const struct hdp_fwd_cfg *a, const struct hdp_fwd_cfg *b);
+
+static const struct key keys[KEYS_COUNT] = {
 	[HDP_FWD_KEY_MODE] = { CHOICE(mode_names), AT(mode), .def = "io",
 		.expect = "expected io, macswap or l2",
 		.doc = "what a forwarded frame's header gets: io nothing, macswap its two MACs "
 		       "swapped, l2 both MACs from the output's [port:IF]" },
-	[HDP_FWD_KEY_PORTS] = { OWN(ports), .differs = cfg_ports_differ, .note = ports_note,
+	[HDP_FWD_KEY_PORTS] = { OWN(ports), .differs = ports_differ, .note = ports_note,
 		.values = "IF[:QUEUE],IF[:QUEUE]...", .def_text = "none",
 		.doc = "the ports, forwarded in pairs (first to second, third to fourth...) "
 		       "unless [port:IF] sets peer; IF alone is every RX queue it has, paired "
@@ -376,6 +396,15 @@ static const struct key keys[HDP_FWD_KEY__COUNT] = {
 		.shown = metrics_file_set, .runtime = true, .def = "0644",
 		.values = "0600|0640|0604|0644",
 		.doc = "the metrics file's mode, whatever the umask" },
+	[PORT_KEY_PEER] = { PORT(peer), .values = "IF[:QUEUE]",
+		.def_text = "the next port listed after or before it, in pairs",
+		.doc = "the port its frames go out on; each port is the peer of exactly one" },
+	[PORT_KEY_SRC_MAC] = { PORT(src_mac), .values = "aa:bb:cc:dd:ee:ff",
+		.def_text = "the interface's own",
+		.doc = "mode l2: the source MAC of the frames that leave on it" },
+	[PORT_KEY_DST_MAC] = { PORT(dst_mac), .values = "aa:bb:cc:dd:ee:ff",
+		.def_text = "none: mode l2 needs it",
+		.doc = "mode l2: the destination MAC of the frames that leave on it (the next hop)" },
 };
 
 /* Keys hdp-fwd refuses with a pointer to what does their work. */
@@ -455,6 +484,7 @@ static int parse(struct hdp_fwd_cfg *cfg, const struct key *k, const char *value
 		strcpy(field, value);
 		return 0;
 	case KEY_OWN:
+	case KEY_PORT:
 		return -EINVAL;
 	}
 	put_u32(cfg, k, n);
@@ -504,6 +534,50 @@ int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key, const char 
 	return cfg_refuse(source, line, "global", key, value, "unknown key (see hdp-fwd --help)");
 }
 
+int cfg_port_key_set(struct hdp_fwd_cfg *cfg, const char *section, const char *key,
+		     const char *value, const char *source, int line)
+{
+	char ifname[IF_NAMESIZE], why[160], names[64];
+	struct hdp_port_cfg *p;
+	uint32_t queue;
+	size_t used = 0;
+
+	if (cfg_port_spec(section + 5, ifname, &queue, why, sizeof(why)))
+		return cfg_refuse(source, line, section, key, value,
+				  "the section should read [port:IF] or [port:IF:QUEUE]");
+	p = cfg_port_add(cfg, ifname, queue, source, line);
+	if (!p)
+		return cfg_refuse(source, line, section, key, value, "too many ports");
+	for (unsigned k = HDP_FWD_KEY__COUNT; k < KEYS_COUNT; k++) {
+		if (strcmp(key, key_names[k]))
+			continue;
+		if (keys[k].port_set(p, value, why, sizeof(why)))
+			return cfg_refuse(source, line, section, key, value, why);
+		return 0;
+	}
+	for (unsigned k = HDP_FWD_KEY__COUNT; k < KEYS_COUNT; k++)
+		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+					 k > HDP_FWD_KEY__COUNT ? ", " : "", key_names[k]);
+	snprintf(why, sizeof(why), "unknown key (%s)", names);
+	return cfg_refuse(source, line, section, key, value, why);
+}
+
+unsigned cfg_port_keys(void)
+{
+	return KEYS_COUNT - HDP_FWD_KEY__COUNT;
+}
+
+const char *cfg_port_key_name(unsigned k)
+{
+	return key_names[HDP_FWD_KEY__COUNT + k];
+}
+
+const char *cfg_port_key_text(const struct hdp_fwd_cfg *cfg, unsigned i, unsigned k, char *buf,
+			      size_t len)
+{
+	return keys[HDP_FWD_KEY__COUNT + k].port_text(cfg, i, buf, len);
+}
+
 /* The field is what the key's type reads and writes. */
 static bool key_fits(const struct key *k)
 {
@@ -520,6 +594,8 @@ static bool key_fits(const struct key *k)
 		return k->size > 0;
 	case KEY_OWN:
 		return k->set && k->write && k->differs;
+	case KEY_PORT:
+		return k->port_set && k->port_text && k->port_differs;
 	}
 	return false;
 }
@@ -529,11 +605,11 @@ void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ncores = 1;
 	cfg->cores[0] = -1;
-	for (unsigned k = 0; k < HDP_FWD_KEY__COUNT; k++) {
+	for (unsigned k = 0; k < KEYS_COUNT; k++) {
 		const struct key *key = &keys[k];
 
 		/* The table's own mistakes: no configuration could mend them. */
-		if (!key_fits(key) || !key->doc)
+		if (!key_fits(key) || !key->doc || (k < HDP_FWD_KEY__COUNT) == (key->type == KEY_PORT))
 			abort();
 		if (key->def && (key->type == KEY_OWN ? key->set(cfg, key->def, "the default", 0)
 						      : parse(cfg, key, key->def)))
@@ -579,6 +655,8 @@ const char *cfg_key_text(const struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key, ch
 		break;
 	case KEY_OWN:
 		return k->write(cfg, buf, len);
+	case KEY_PORT:
+		return NULL;
 	}
 	return buf;
 }
@@ -633,6 +711,28 @@ static const char *differs(const struct hdp_fwd_cfg *a, const struct hdp_fwd_cfg
 	}
 }
 
+/* Two ports the same in what a running forwarder has built in: the port and each of its keys. */
+static bool same_port(const struct hdp_port_cfg *a, const struct hdp_port_cfg *b)
+{
+	if (strcmp(a->ifname, b->ifname) || a->queue != b->queue)
+		return false;
+	for (unsigned k = HDP_FWD_KEY__COUNT; k < KEYS_COUNT; k++)
+		if (keys[k].port_differs(a, b))
+			return false;
+	return true;
+}
+
+/* The ports key's, in a reload: the list, or a [port:IF] key, differs. */
+static const char *ports_differ(const struct hdp_fwd_cfg *a, const struct hdp_fwd_cfg *b)
+{
+	if (a->nports != b->nports)
+		return "ports";
+	for (unsigned i = 0; i < a->nports; i++)
+		if (!same_port(&a->ports[i], &b->ports[i]))
+			return "ports (or a [port:IF] key)";
+	return NULL;
+}
+
 const char *hdp_fwd_cfg_restart_key(const struct hdp_fwd_cfg *a, const struct hdp_fwd_cfg *b)
 {
 	for (unsigned k = 0; k < HDP_FWD_KEY__COUNT; k++) {
@@ -672,6 +772,7 @@ static void values_text(const struct key *k, struct hdp_strbuf *o)
 		hdp_strbuf_printf(o, "%s", k->absolute ? "/PATH" : "PATH");
 		break;
 	case KEY_OWN:
+	case KEY_PORT:
 		break;
 	}
 }
@@ -680,16 +781,16 @@ int hdp_fwd_keys_describe(char *buf, size_t len)
 {
 	struct hdp_strbuf o = hdp_strbuf_init(buf, len);
 
-	for (unsigned i = 0; i < HDP_FWD_KEY__COUNT; i++) {
+	for (unsigned i = 0; i < KEYS_COUNT; i++) {
 		const struct key *k = &keys[i];
 
-		hdp_strbuf_printf(&o, "[global] %s = ", key_names[i]);
+		hdp_strbuf_printf(&o, "%s %s = ", k->type == KEY_PORT ? "[port:IF]" : "[global]",
+				  key_names[i]);
 		values_text(k, &o);
 		hdp_strbuf_printf(&o, " (default: %s; %s)\n  %s\n",
 				  k->def_text ? k->def_text : k->def, k->runtime
 				  ? "a reload applies it at once" : "a reload needs a restart",
 				  k->doc);
 	}
-	cfg_port_keys_describe(&o);
 	return (int)o.used;
 }

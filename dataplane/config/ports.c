@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The ports: named as IF or IF:QUEUE, listed by the ports key or by
- * [port:IF] sections, and the keys of a [port:IF] section, in one table
- * that the parser, --check-config's printer, a reload and --list-keys
- * read. An interface name must be Linux's and one an INI file can write
- * back.
+ * [port:IF] sections, and what each [port:IF] key does to a port; the
+ * keys themselves are rows of hdp-fwd's one key table (keys.c). An
+ * interface name must be Linux's and one an INI file can write back.
  */
 #include "cfg_internal.h"
 
 #include <hdp/log.h>
-#include <hdp/strbuf.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -166,8 +164,13 @@ int hdp_fwd_port_refuse(const struct hdp_port_cfg *p, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* A [port:IF] key: its value into @p, or the reason it is refused into @why. */
-static int set_peer(struct hdp_port_cfg *p, const char *value, char *why, size_t len)
+/*
+ * The [port:IF] keys' own functions, for their rows of the key table
+ * (keys.c): a value into @p or the reason it is refused into @why; the
+ * value as it reads back (NULL: the section does not set it); whether two
+ * ports differ in it.
+ */
+int cfg_peer_set(struct hdp_port_cfg *p, const char *value, char *why, size_t len)
 {
 	char peer[IF_NAMESIZE];
 	uint32_t queue;
@@ -186,6 +189,17 @@ static int set_peer(struct hdp_port_cfg *p, const char *value, char *why, size_t
 	return 0;
 }
 
+/* Port @i's peer, by name: its index once checked. */
+const char *cfg_peer_text(const struct hdp_fwd_cfg *cfg, unsigned i, char *buf, size_t len)
+{
+	return hdp_port_name(&cfg->ports[cfg->ports[i].peer], buf, len);
+}
+
+bool cfg_peer_differs(const struct hdp_port_cfg *a, const struct hdp_port_cfg *b)
+{
+	return a->peer != b->peer;
+}
+
 static int set_mac(uint8_t mac[6], bool *has, const char *value, char *why, size_t len)
 {
 	if (hdp_mac_parse(value, mac)) {
@@ -196,125 +210,43 @@ static int set_mac(uint8_t mac[6], bool *has, const char *value, char *why, size
 	return 0;
 }
 
-static int set_src_mac(struct hdp_port_cfg *p, const char *value, char *why, size_t len)
-{
-	return set_mac(p->src_mac, &p->has_src_mac, value, why, len);
-}
-
-static int set_dst_mac(struct hdp_port_cfg *p, const char *value, char *why, size_t len)
-{
-	return set_mac(p->dst_mac, &p->has_dst_mac, value, why, len);
-}
-
 static const char *mac_text(const uint8_t m[6], char *buf, size_t len)
 {
 	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
 	return buf;
 }
 
-/* Port @i's peer, by name: its index once checked. */
-static const char *peer_text(const struct hdp_fwd_cfg *cfg, unsigned i, char *buf, size_t len)
+static bool mac_differs(bool has_a, const uint8_t a[6], bool has_b, const uint8_t b[6])
 {
-	return hdp_port_name(&cfg->ports[cfg->ports[i].peer], buf, len);
+	return has_a != has_b || (has_a && memcmp(a, b, 6));
 }
 
-static const char *src_mac_text(const struct hdp_fwd_cfg *cfg, unsigned i, char *buf,
-				size_t len)
+int cfg_src_mac_set(struct hdp_port_cfg *p, const char *value, char *why, size_t len)
+{
+	return set_mac(p->src_mac, &p->has_src_mac, value, why, len);
+}
+
+const char *cfg_src_mac_text(const struct hdp_fwd_cfg *cfg, unsigned i, char *buf, size_t len)
 {
 	return cfg->ports[i].has_src_mac ? mac_text(cfg->ports[i].src_mac, buf, len) : NULL;
 }
 
-static const char *dst_mac_text(const struct hdp_fwd_cfg *cfg, unsigned i, char *buf,
-				size_t len)
+bool cfg_src_mac_differs(const struct hdp_port_cfg *a, const struct hdp_port_cfg *b)
+{
+	return mac_differs(a->has_src_mac, a->src_mac, b->has_src_mac, b->src_mac);
+}
+
+int cfg_dst_mac_set(struct hdp_port_cfg *p, const char *value, char *why, size_t len)
+{
+	return set_mac(p->dst_mac, &p->has_dst_mac, value, why, len);
+}
+
+const char *cfg_dst_mac_text(const struct hdp_fwd_cfg *cfg, unsigned i, char *buf, size_t len)
 {
 	return cfg->ports[i].has_dst_mac ? mac_text(cfg->ports[i].dst_mac, buf, len) : NULL;
 }
 
-/* The keys of a [port:IF] section, in the order --check-config prints them. */
-static const struct {
-	const char *name;
-	int (*set)(struct hdp_port_cfg *p, const char *value, char *why, size_t len);
-	/* Its value as it reads back, or NULL when the section does not set it. */
-	const char *(*text)(const struct hdp_fwd_cfg *cfg, unsigned i, char *buf, size_t len);
-	const char *values, *def, *doc;
-} port_keys[] = {
-	{ "peer", set_peer, peer_text, "IF[:QUEUE]",
-	  "the next port listed after or before it, in pairs",
-	  "the port its frames go out on; each port is the peer of exactly one" },
-	{ "src_mac", set_src_mac, src_mac_text, "aa:bb:cc:dd:ee:ff", "the interface's own",
-	  "mode l2: the source MAC of the frames that leave on it" },
-	{ "dst_mac", set_dst_mac, dst_mac_text, "aa:bb:cc:dd:ee:ff", "none: mode l2 needs it",
-	  "mode l2: the destination MAC of the frames that leave on it (the next hop)" },
-};
-
-unsigned cfg_port_keys(void)
+bool cfg_dst_mac_differs(const struct hdp_port_cfg *a, const struct hdp_port_cfg *b)
 {
-	return HDP_ARRAY_SIZE(port_keys);
-}
-
-const char *cfg_port_key_name(unsigned k)
-{
-	return port_keys[k].name;
-}
-
-const char *cfg_port_key_text(const struct hdp_fwd_cfg *cfg, unsigned i, unsigned k, char *buf,
-			      size_t len)
-{
-	return port_keys[k].text(cfg, i, buf, len);
-}
-
-int cfg_port_key_set(struct hdp_fwd_cfg *cfg, const char *section, const char *key,
-		     const char *value, const char *source, int line)
-{
-	char ifname[IF_NAMESIZE], why[160], names[64];
-	struct hdp_port_cfg *p;
-	uint32_t queue;
-	size_t used = 0;
-
-	if (cfg_port_spec(section + 5, ifname, &queue, why, sizeof(why)))
-		return cfg_refuse(source, line, section, key, value,
-				  "the section should read [port:IF] or [port:IF:QUEUE]");
-	p = cfg_port_add(cfg, ifname, queue, source, line);
-	if (!p)
-		return cfg_refuse(source, line, section, key, value, "too many ports");
-	for (unsigned k = 0; k < HDP_ARRAY_SIZE(port_keys); k++) {
-		if (strcmp(key, port_keys[k].name))
-			continue;
-		if (port_keys[k].set(p, value, why, sizeof(why)))
-			return cfg_refuse(source, line, section, key, value, why);
-		return 0;
-	}
-	for (unsigned k = 0; k < HDP_ARRAY_SIZE(port_keys); k++)
-		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", k ? ", " : "",
-					 port_keys[k].name);
-	snprintf(why, sizeof(why), "unknown key (%s)", names);
-	return cfg_refuse(source, line, section, key, value, why);
-}
-
-void cfg_port_keys_describe(struct hdp_strbuf *o)
-{
-	for (unsigned k = 0; k < HDP_ARRAY_SIZE(port_keys); k++)
-		hdp_strbuf_printf(o, "[port:IF] %s = %s (default: %s; a reload needs a restart)\n"
-				  "  %s\n", port_keys[k].name, port_keys[k].values, port_keys[k].def,
-				  port_keys[k].doc);
-}
-
-/* Ports that differ in what a running forwarder has built in. */
-static bool same_port(const struct hdp_port_cfg *a, const struct hdp_port_cfg *b)
-{
-	return strcmp(a->ifname, b->ifname) == 0 && a->queue == b->queue &&
-	       a->peer == b->peer && a->has_src_mac == b->has_src_mac &&
-	       a->has_dst_mac == b->has_dst_mac &&
-	       (!a->has_src_mac || memcmp(a->src_mac, b->src_mac, 6) == 0) &&
-	       (!a->has_dst_mac || memcmp(a->dst_mac, b->dst_mac, 6) == 0);
-}
-
-const char *cfg_ports_differ(const struct hdp_fwd_cfg *a, const struct hdp_fwd_cfg *b)
-{
-	if (a->nports != b->nports)
-		return "ports";
-	for (unsigned i = 0; i < a->nports; i++)
-		if (!same_port(&a->ports[i], &b->ports[i]))
-			return "ports (or a [port:IF] key)";
-	return NULL;
+	return mac_differs(a->has_dst_mac, a->dst_mac, b->has_dst_mac, b->dst_mac);
 }

@@ -273,6 +273,67 @@ Test(fwd_config, tag_check_needs_a_restart)
 	cr_assert_str_eq(hdp_fwd_cfg_restart_key(cfg, &next), "tag_check");
 }
 
+/* @text loaded as a file into @c, defaults first: hdp_fwd_cfg_load()'s answer. */
+static int load_text(struct hdp_fwd_cfg *c, const char *text)
+{
+	char path[] = "/tmp/hdp-fwd-test-XXXXXX";
+	int fd = mkstemp(path), ret;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	hdp_fwd_cfg_defaults(c);
+	ret = hdp_fwd_cfg_load(c, path);
+	unlink(path);
+	return ret;
+}
+
+/* A [port:IF] key is built into the running ports: a reload that changes one needs a restart. */
+Test(fwd_config, port_keys_need_a_restart)
+{
+	static const char *const changes[] = {
+		"[port:b]\ndst_mac = 02:00:00:00:00:03\n",
+		"[port:a]\nsrc_mac = 02:00:00:00:aa:bb\n",
+		"[port:a]\npeer = c\n[port:c]\npeer = a\n[port:b]\npeer = d\n[port:d]\npeer = b\n",
+	};
+	const char *base = "[global]\nmode = l2\nports = a,b,c,d\n"
+			   "[port:a]\ndst_mac = 02:00:00:00:00:01\n"
+			   "[port:b]\ndst_mac = 02:00:00:00:00:02\n"
+			   "[port:c]\ndst_mac = 02:00:00:00:00:01\n"
+			   "[port:d]\ndst_mac = 02:00:00:00:00:02\n";
+	static struct hdp_fwd_cfg running, next;
+	char text[512];
+	int ret = load_text(&running, base);
+
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, 0, "%s", captured_logs());
+	cr_assert_eq(hdp_fwd_cfg_check(&running), 0, "%s", captured_logs());
+	cr_assert_eq(load_text(&next, base), 0, "%s", captured_logs());
+	cr_assert_eq(hdp_fwd_cfg_check(&next), 0, "%s", captured_logs());
+	cr_assert_null(hdp_fwd_cfg_restart_key(&running, &next));
+	for (size_t i = 0; i < HDP_ARRAY_SIZE(changes); i++) {
+		snprintf(text, sizeof(text), "%s%s", base, changes[i]);
+		cr_assert_eq(load_text(&next, text), 0, "%s", captured_logs());
+		cr_assert_eq(hdp_fwd_cfg_check(&next), 0, "%s", captured_logs());
+		cr_assert_str_eq(hdp_fwd_cfg_restart_key(&running, &next),
+				 "ports (or a [port:IF] key)", "%s", changes[i]);
+	}
+}
+
+Test(fwd_config, an_unknown_port_key_names_the_keys)
+{
+	const char *path = write_ini("[port:a]\nmtu = 1500\n");
+	int ret = hdp_fwd_cfg_load(cfg, path);
+
+	unlink(path);
+	if (ret == -EOPNOTSUPP)
+		cr_skip_test("built without libinih");
+	cr_assert_eq(ret, -EINVAL);
+	cr_assert(log_contains(":2: [port:a] key 'mtu', value '1500': unknown key "
+			       "(peer, src_mac, dst_mac)"), "%s", captured_logs());
+}
+
 /* Without the key, the environment's wish: a file that drops it means that, not what runs. */
 Test(fwd_config, tag_check_defaults_to_the_environment)
 {

@@ -94,8 +94,9 @@ struct hdp_port_cfg {
 /*
  * hdp-fwd's own [global] keys, in the order --check-config prints them:
  * X(KEY, name). What each takes, its default, whether a reload applies it
- * and what it does are one table (dataplane/config/keys.c), which the
- * parser, --check-config, a reload and --list-keys all read.
+ * and what it does are one table (dataplane/config/keys.c), with the
+ * [port:IF] keys after them, which the parser, --check-config, a reload
+ * and --list-keys all read.
  */
 #define HDP_FWD_KEYS(X)                                                                \
 	X(MODE, mode) X(PORTS, ports) X(CORES, cores) X(FRAMES, frames)                \
