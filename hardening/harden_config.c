@@ -30,6 +30,20 @@ static const struct {
 	{ "rx*", HDP_KEY_INIT_ON_ALLOC },
 };
 
+/* The built-in list's masks for @pool, said in @why after its first @used bytes. */
+static uint32_t builtin_excluded(const char *pool, char *why, size_t why_len, size_t used)
+{
+	for (size_t i = 0; i < HDP_ARRAY_SIZE(builtin_excludes); i++) {
+		if (!hdp_glob_match(builtin_excludes[i].pattern, pool))
+			continue;
+		if (used < why_len)
+			snprintf(why + used, why_len - used, "%sbuilt-in '%s' (init_on_alloc)",
+				 used ? ", " : "", builtin_excludes[i].pattern);
+		return builtin_excludes[i].mask;
+	}
+	return 0;
+}
+
 void hdp_harden_config_init(struct hdp_harden_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -326,18 +340,16 @@ uint32_t hdp_harden_config_excluded(const struct hdp_harden_config *cfg,
 			break;
 		}
 	}
-	for (size_t i = 0; !ex->no_builtin && i < HDP_ARRAY_SIZE(builtin_excludes); i++) {
-		if (hdp_glob_match(builtin_excludes[i].pattern, pool)) {
-			mask |= builtin_excludes[i].mask;
-			if (used < why_len)
-				used += (size_t)snprintf(why + used, why_len - used,
-						 "%sbuilt-in '%s' (init_on_alloc)",
-						 used ? ", " : "",
-						 builtin_excludes[i].pattern);
-			break;
-		}
-	}
+	if (!ex->no_builtin)
+		mask |= builtin_excluded(pool, why, why_len, used);
 	return mask;
+}
+
+uint32_t harden_builtin_excluded(const char *pool, char *why, size_t why_len)
+{
+	if (why_len)
+		why[0] = '\0';
+	return builtin_excluded(pool, why, why_len, 0);
 }
 
 static int validate_one(const struct hdp_harden_config *cfg, const char *pool)

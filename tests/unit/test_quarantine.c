@@ -251,7 +251,9 @@ Test(quarantine, no_switch_sequence_loses_an_object)
 
 	for (unsigned a = 0; a < n; a++) {
 		for (unsigned b = 0; b < n; b++) {
-			struct hdp_pool *pool = pool_with("quarantine=on,quarantine_depth=10");
+			/* init_check off: else init_on_free=off is refused while it is on. */
+			struct hdp_pool *pool =
+				pool_with("quarantine=on,quarantine_depth=10,init_check=off");
 			void *objs[COUNT];
 
 			for (unsigned r = 0; r < 6; r++) {
