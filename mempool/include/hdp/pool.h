@@ -106,6 +106,12 @@ int hdp_pool_foreach(int (*fn)(struct hdp_pool *pool, void *ctx), void *ctx);
  * allocation and free goes through the hardening pipeline (hdp/harden.h),
  * with the pool as its back-end. Fast path: a thread-local cache pop,
  * plus one predictable branch when no protection is on.
+ *
+ * Tags: once a profile turns them on (tag=auto, soft or mte; a new pool
+ * has them off), a pointer handed out may carry a tag in its top byte.
+ * Reach the object's bytes through hdp_deref() (hdp/tag.h): a plain
+ * access through a soft-tagged pointer is a bare SIGSEGV. Give the
+ * pointer back as it was handed out: its tag is checked on free.
  */
 int hdp_pool_alloc_bulk(struct hdp_pool *pool, void **objs, unsigned n);
 
