@@ -109,7 +109,7 @@ int hdp_pool_foreach(int (*fn)(struct hdp_pool *pool, void *ctx), void *ctx);
  *
  * Tags: once a profile turns them on (tag=auto, soft or mte; a new pool
  * has them off), a pointer handed out may carry a tag in its top byte.
- * Reach the object's bytes through hdp_deref() (hdp/tag.h): a plain
+ * Reach the object's bytes through hdp_deref() (hdp/harden.h): a plain
  * access through a soft-tagged pointer is a bare SIGSEGV. Give the
  * pointer back as it was handed out: its tag is checked on free.
  */
