@@ -179,9 +179,18 @@ int hdp_harden_config_set(struct hdp_harden_config *cfg, bool from_string,
 	}
 	if (pool && !is_known(cfg, pool) &&
 	    !(cfg->any_pool && hdp_harden_config_declare(cfg, pool) == 0)) {
-		config_error(from_string, source, line, pool, key, value,
-			     "no pool is called '%s'%s", pool, strcmp(pool, "default") ? "" :
-			     " (a key for every pool is given alone: KEY=VALUE)");
+		/* A program's pools are fixed; a library's caller declares its own. */
+		if (!strcmp(pool, "default"))
+			config_error(from_string, source, line, pool, key, value,
+				     "no pool is called 'default' (a key for every pool is "
+				     "given alone: KEY=VALUE)");
+		else if (cfg->fixed_pools)
+			config_error(from_string, source, line, pool, key, value,
+				     "no pool is called '%s'", pool);
+		else
+			config_error(from_string, source, line, pool, key, value,
+				     "no pool '%s' is declared in this configuration (declare "
+				     "it first: hdp_harden_config_declare)", pool);
 		return -EINVAL;
 	}
 	p = pool ? layer_pool(l, pool, true) : &l->all;
