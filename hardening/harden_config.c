@@ -30,6 +30,20 @@ static const struct {
 	{ "rx*", HDP_KEY_INIT_ON_ALLOC },
 };
 
+/* The built-in list's masks for @pool, said in @why after its first @used bytes. */
+static uint32_t builtin_excluded(const char *pool, char *why, size_t why_len, size_t used)
+{
+	for (size_t i = 0; i < HDP_ARRAY_SIZE(builtin_excludes); i++) {
+		if (!hdp_glob_match(builtin_excludes[i].pattern, pool))
+			continue;
+		if (used < why_len)
+			snprintf(why + used, why_len - used, "%sbuilt-in '%s' (init_on_alloc)",
+				 used ? ", " : "", builtin_excludes[i].pattern);
+		return builtin_excludes[i].mask;
+	}
+	return 0;
+}
+
 void hdp_harden_config_init(struct hdp_harden_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -165,9 +179,18 @@ int hdp_harden_config_set(struct hdp_harden_config *cfg, bool from_string,
 	}
 	if (pool && !is_known(cfg, pool) &&
 	    !(cfg->any_pool && hdp_harden_config_declare(cfg, pool) == 0)) {
-		config_error(from_string, source, line, pool, key, value,
-			     "no pool is called '%s'%s", pool, strcmp(pool, "default") ? "" :
-			     " (a key for every pool is given alone: KEY=VALUE)");
+		/* A program's pools are fixed; a library's caller declares its own. */
+		if (!strcmp(pool, "default"))
+			config_error(from_string, source, line, pool, key, value,
+				     "no pool is called 'default' (a key for every pool is "
+				     "given alone: KEY=VALUE)");
+		else if (cfg->fixed_pools)
+			config_error(from_string, source, line, pool, key, value,
+				     "no pool is called '%s'", pool);
+		else
+			config_error(from_string, source, line, pool, key, value,
+				     "no pool '%s' is declared in this configuration (declare "
+				     "it first: hdp_harden_config_declare)", pool);
 		return -EINVAL;
 	}
 	p = pool ? layer_pool(l, pool, true) : &l->all;
@@ -326,18 +349,16 @@ uint32_t hdp_harden_config_excluded(const struct hdp_harden_config *cfg,
 			break;
 		}
 	}
-	for (size_t i = 0; !ex->no_builtin && i < HDP_ARRAY_SIZE(builtin_excludes); i++) {
-		if (hdp_glob_match(builtin_excludes[i].pattern, pool)) {
-			mask |= builtin_excludes[i].mask;
-			if (used < why_len)
-				used += (size_t)snprintf(why + used, why_len - used,
-						 "%sbuilt-in '%s' (init_on_alloc)",
-						 used ? ", " : "",
-						 builtin_excludes[i].pattern);
-			break;
-		}
-	}
+	if (!ex->no_builtin)
+		mask |= builtin_excluded(pool, why, why_len, used);
 	return mask;
+}
+
+uint32_t harden_builtin_excluded(const char *pool, char *why, size_t why_len)
+{
+	if (why_len)
+		why[0] = '\0';
+	return builtin_excluded(pool, why, why_len, 0);
 }
 
 static int validate_one(const struct hdp_harden_config *cfg, const char *pool)

@@ -274,6 +274,19 @@ const struct hdp_protection_key *hdp_core_key(enum hdp_core_key k);
 const char *hdp_core_key_part(enum hdp_core_key k);
 
 /*
+ * The built-in init_exclude list's keys for @pool (enum hdp_key bits),
+ * and in @why which entry took them (harden_config.c).
+ */
+uint32_t harden_builtin_excluded(const char *pool, char *why, size_t why_len);
+
+/*
+ * A change at run time turns no key off but the one it names: the keys
+ * the rules between keys govern (profile.c) that are on in @p count as
+ * set, so that one turned off under them is refused, not followed.
+ */
+void hdp_profile_pin_on(struct hdp_profile *p);
+
+/*
  * The flags @p turns on in a pool whose objects are @obj_size bytes,
  * @excluded (enum hdp_key bits) being what init_exclude takes from it.
  */

@@ -46,6 +46,26 @@ static int watch_memory(struct hdp_harden_pool *hp, const struct hdp_harden_pool
 	return ret;
 }
 
+/*
+ * What a pool has before anything configures it: the built-in profile,
+ * as a configuration that says nothing gives (every protection its
+ * table's default, the built-in init_exclude list), but tags off, since
+ * a tagged handle must go through hdp_deref() and its creator has not
+ * said it does; and the creator's policy.
+ */
+static int apply_builtin(struct hdp_harden_pool *hp)
+{
+	struct hdp_profile p;
+	char why[128];
+	uint32_t excluded = harden_builtin_excluded(hp->name, why, sizeof(why));
+
+	hdp_profile_defaults(&p);
+	p.tag = HDP_TAG_OFF;
+	p.on_violation = hp->policy;
+	hdp_profile_normalize(&p);
+	return hdp_harden_pool_apply(hp, &p, excluded, why);
+}
+
 int hdp_harden_pool_init(struct hdp_harden_pool *hp, const struct hdp_harden_pool_desc *d)
 {
 	struct hdp_layout_desc ld = d->layout;
@@ -72,21 +92,13 @@ int hdp_harden_pool_init(struct hdp_harden_pool *hp, const struct hdp_harden_poo
 		ret = -ENOMEM;
 		goto err_layout;
 	}
+	hp->policy = d->on_violation;
 	atomic_init(&hp->epoch, 0);
 	atomic_init(&hp->word, (uint64_t)d->on_violation << HDP_WORD_POLICY_SHIFT);
 	pthread_mutex_init(&hp->apply_lock, NULL);
-	/* Until a profile is applied: nothing on but the pool's policy. */
-	hdp_profile_defaults(&hp->current);
-	hp->current.bounds = false;
-	hp->current.init_on_free = HDP_INIT_FREE_OFF;
-	hp->current.init_check = false;
-	hp->current.tag = HDP_TAG_OFF;
-	hp->current.on_violation = d->on_violation;
-	hdp_registry_all_off(&hp->current);
-	snprintf(hp->profile_text, sizeof(hp->profile_text), "none");
 	ret = watch_memory(hp, d);
-	if (!ret && d->config)
-		ret = hdp_harden_pool_configure(hp, d->config);
+	if (!ret)
+		ret = d->config ? hdp_harden_pool_configure(hp, d->config) : apply_builtin(hp);
 	if (ret) {
 		hdp_harden_pool_fini(hp);
 		return ret;
@@ -365,6 +377,7 @@ int hdp_harden_pool_set_key(struct hdp_harden_pool *hp, const char *key,
 
 	pthread_mutex_lock(&hp->apply_lock);
 	p = hp->current;
+	hdp_profile_pin_on(&p);
 	ret = hdp_profile_set_key(&p, key, value, &why);
 	/* At run time, a tag is asked for by name even as auto. */
 	if (!ret && hp->untagged && p.tag != HDP_TAG_OFF) {
@@ -400,6 +413,8 @@ int hdp_harden_pool_configure(struct hdp_harden_pool *hp,
 	}
 	excluded = hdp_harden_config_excluded(cfg, hp->name, why, sizeof(why));
 	hdp_harden_config_resolve(cfg, hp->name, &p);
+	if (!(p.set & HDP_KEY_ON_VIOLATION))
+		p.on_violation = hp->policy;
 	return hdp_harden_pool_apply(hp, &p, excluded, why);
 }
 

@@ -120,6 +120,13 @@ void hdp_profile_normalize(struct hdp_profile *p)
 			key_rules[i].follow(p);
 }
 
+void hdp_profile_pin_on(struct hdp_profile *p)
+{
+	for (size_t i = 0; i < HDP_ARRAY_SIZE(key_rules); i++)
+		if (key_rules[i].on(p))
+			p->set |= key_rules[i].key;
+}
+
 int hdp_profile_check(const struct hdp_profile *p, const char **why)
 {
 	for (size_t i = 0; i < HDP_ARRAY_SIZE(key_rules); i++) {

@@ -140,7 +140,6 @@ void hdp_protection_tls_release(struct hdp_harden_pool *hp, struct hdp_harden_tl
 
 /* Profile keys of third parties' protections (registry.c). */
 void hdp_registry_defaults(struct hdp_profile *p);
-void hdp_registry_all_off(struct hdp_profile *p);
 /* 0, -ENOENT (no protection has the key) or -EINVAL with @why. */
 int hdp_registry_set_key(struct hdp_profile *p, const char *key, const char *value,
 			 const char **why);

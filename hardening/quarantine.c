@@ -31,6 +31,7 @@
 #include <hdp/log.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,7 +74,12 @@ int quarantine_prepare(struct hdp_harden_pool *hp, const struct hdp_profile *p, 
 		return 0;
 	/* Each thread may hold depth objects, and a burst more. */
 	if (p->quarantine_depth > hp->objects / 2) {
-		*why = "quarantine_depth is more than half of the pool's objects";
+		static _Thread_local char text[128];
+
+		snprintf(text, sizeof(text), "quarantine_depth %u is more than half of the "
+			 "pool's %u objects: at most %u", p->quarantine_depth, hp->objects,
+			 hp->objects / 2);
+		*why = text;
 		return -EINVAL;
 	}
 	*depth = bounded_depth(hp, p->quarantine_depth);

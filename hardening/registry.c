@@ -413,14 +413,6 @@ void hdp_registry_defaults(struct hdp_profile *p)
 			p->pval[reg->plugin[i]->key_base + k] = reg->plugin[i]->p->keys[k].def;
 }
 
-void hdp_registry_all_off(struct hdp_profile *p)
-{
-	const struct hdp_registry *reg = hdp_registry();
-
-	for (unsigned i = 0; i < reg->nplugins; i++)
-		p->pval[reg->plugin[i]->key_base] = 0;
-}
-
 int hdp_registry_set_key(struct hdp_profile *p, const char *key, const char *value,
 			 const char **why)
 {

@@ -57,8 +57,8 @@ Test(harden_epoch, the_last_epoch_refuses_to_turn_the_hooks_on_again)
 	void *obj;
 
 	cr_assert_not_null(pool, "%s", captured_logs());
-	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "off"), 0);
 	cr_assert_eq(hdp_pool_set(pool, "init_check", "off"), 0);
+	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "off"), 0);
 	set_epoch(pool, HDP_EPOCH_MAX - 1);
 	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "on"), 0);	/* the last one */
 	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "off"), 0);

@@ -117,7 +117,9 @@ Test(harden_profile, bad_strings_name_the_item_key_and_value)
 	expect_string_error("tag=always", "expected off, auto, mte or soft");
 	expect_string_error("on_violation=panic", "expected abort, drop or report");
 	expect_string_error("colour=blue", "key 'colour', value 'blue': unknown key");
-	expect_string_error("pool.nosuch.bounds=on", "pool 'nosuch', key 'bounds', value 'on': no pool is called 'nosuch'");
+	expect_string_error("pool.nosuch.bounds=on", "pool 'nosuch', key 'bounds', value 'on': no pool "
+			    "'nosuch' is declared in this configuration (declare it first: "
+			    "hdp_harden_config_declare)");
 	expect_string_error("pool.default.bounds=on", "no pool is called 'default' (a key for "
 			    "every pool is given alone: KEY=VALUE)");
 	expect_string_error("pool.rx=on", "'pool.rx' should read pool.NAME.KEY");

@@ -122,8 +122,8 @@ Test(harden_steps, turning_on_what_keeps_records_starts_an_epoch)
 	cr_assert_eq(st.harden.protections_epoch, p + 1, "a registered protection turned on");
 	cr_assert_eq(st.harden.epoch, e, "the core's records were kept: their epoch stays");
 	cr_assert_eq(hdp_pool_set(pool, "redzone", "off"), 0);
-	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "off"), 0);
 	cr_assert_eq(hdp_pool_set(pool, "init_check", "off"), 0);
+	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "off"), 0);
 	hdp_pool_stats_get(pool, &st);
 	cr_assert(st.harden.epoch == e && st.harden.protections_epoch == p + 1,
 		  "turning off keeps them");

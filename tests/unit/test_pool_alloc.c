@@ -256,7 +256,9 @@ Test(pool_alloc, stats_print_as_json_and_text)
 	cr_assert(strstr(buf, "\"in_use\":1,"));
 	cr_assert(strstr(buf, "\"mem\":\"plain\""));
 	cr_assert(strstr(buf, "\"double_free\":0,"), "%s", buf);
-	cr_assert(strstr(buf, "\"harden\":{\"profile\":\"none\""), "%s", buf);
+	/* Unconfigured: the built-in profile, tags off. */
+	cr_assert(strstr(buf, "\"harden\":{\"profile\":\"bounds=on,"), "%s", buf);
+	cr_assert(strstr(buf, ",tag=off,"), "%s", buf);
 	cr_assert(strstr(buf, "\"tag_mismatch\":0,"), "%s", buf);
 	/* The registered protections: their state, counters and kinds. */
 	cr_assert(strstr(buf, "\"held\":0,"), "%s", buf);

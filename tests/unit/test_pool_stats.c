@@ -25,20 +25,22 @@ static void report(struct hdp_pool *pool, char *text, size_t tlen, char *json, s
 	cr_assert_lt((size_t)hdp_pool_stats_json(&st, json, jlen), jlen);
 }
 
-/* No profile applied: no sampling rate to speak of ("1 in 0" it said once). */
-Test(pool_stats, a_pool_without_a_profile_says_so)
+/* Nobody configured it: the built-in profile but tags, and the creator's policy. */
+Test(pool_stats, a_pool_nobody_configured_says_what_it_has)
 {
 	struct hdp_pool *pool = hdp_pool_create(&(struct hdp_pool_params){
 		.name = "bare", .obj_size = 64, .obj_count = 16, .mem = HDP_MEM_PLAIN,
+		.on_violation = HDP_POLICY_DROP,
 	});
 	char text[4096], json[8192];
 
 	cr_assert_not_null(pool);
 	report(pool, text, sizeof(text), json, sizeof(json));
-	cr_assert(strstr(text, "  profile: none\n"), "%s", text);
-	cr_assert(strstr(text, "hardening: none (tags off)"), "%s", text);
+	cr_assert(strstr(text, "  profile: bounds=on,"), "%s", text);
+	cr_assert(strstr(text, ",tag=off,"), "%s", text);
+	cr_assert(strstr(text, ",on_violation=drop"), "%s", text);
 	cr_assert_null(strstr(text, " in 0"), "%s", text);
-	cr_assert(strstr(json, "\"profile\":\"none\""), "%s", json);
+	cr_assert(strstr(json, "\"profile\":\"bounds=on,"), "%s", json);
 	hdp_pool_destroy(pool);
 }
 

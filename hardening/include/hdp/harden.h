@@ -441,6 +441,7 @@ struct hdp_harden_pool {
 	_Atomic unsigned char mte;	/* its memory's MTE tags: enum tag_mte_state */
 	_Atomic bool tags_seen;		/* tags were on once: records and pointers may carry one */
 	const char *name;
+	enum hdp_policy policy;		/* its creator's: a profile that does not say keeps it */
 
 	_Atomic uint64_t violations[HDP_V_MAX] HDP_CACHE_ALIGNED;
 	struct hdp_harden_counters retired;	/* from exited threads */
@@ -646,7 +647,7 @@ struct hdp_harden_stats {
 	uint64_t held;			/* freed objects protections hold now */
 	uint64_t held_cut_short;	/* held objects an allocation took before their wait */
 	uint32_t quarantine_depth;	/* in effect (0: quarantine off) */
-	bool profiled;			/* a profile was applied ("none" before) */
+	bool profiled;			/* a profile was applied (every pool has one: the built-in at creation) */
 	struct hdp_profile profile;	/* as applied, every key */
 	char profile_text[HDP_PROFILE_TEXT_MAX];
 	char exclude[128];

@@ -106,6 +106,12 @@ int hdp_pool_foreach(int (*fn)(struct hdp_pool *pool, void *ctx), void *ctx);
  * allocation and free goes through the hardening pipeline (hdp/harden.h),
  * with the pool as its back-end. Fast path: a thread-local cache pop,
  * plus one predictable branch when no protection is on.
+ *
+ * Tags: once a profile turns them on (tag=auto, soft or mte; a new pool
+ * has them off), a pointer handed out may carry a tag in its top byte.
+ * Reach the object's bytes through hdp_deref() (hdp/harden.h): a plain
+ * access through a soft-tagged pointer is a bare SIGSEGV. Give the
+ * pointer back as it was handed out: its tag is checked on free.
  */
 int hdp_pool_alloc_bulk(struct hdp_pool *pool, void **objs, unsigned n);
 
@@ -160,10 +166,14 @@ void hdp_pool_cache_flush(struct hdp_pool *pool);
 unsigned hdp_pool_drain(struct hdp_pool *pool);
 
 /*
- * Hardening. A new pool has none (one branch on the fast path) until a
- * profile is applied: hdp_pool_configure() resolves @cfg for the pool's
- * name, exclusions included; hdp_pool_set() changes one key at run time,
- * between bursts. Both: 0 or -EINVAL (logged); hdp_pool_set() also
+ * Hardening. A new pool has the built-in profile (bounds, init_on_free
+ * with init_check, the built-in exclusions) with tags off and the
+ * creator's on_violation, until something else is applied:
+ * hdp_pool_configure() resolves @cfg for the pool's name, exclusions
+ * included (on_violation stays the creator's unless @cfg names it);
+ * hdp_pool_set() changes one key at run time, between bursts, and is
+ * refused when it would turn another key off. Both: 0 or -EINVAL
+ * (logged); hdp_pool_set() also
  * -EOVERFLOW when turning protections back on would need an epoch and
  * none is left (after 2^32 re-enables of the core's records, 2^31 of the
  * protections beyond the core).
