@@ -73,6 +73,14 @@ void bench_packet_fill(uint8_t *buf, uint32_t len);
 #define BENCH_SIZE_MAX 9000
 #define BENCH_SIZES_MAX 8
 int bench_apply_profile(struct hdp_fwd *f, const char *spec, const char *configs);
+/* Every protection off: micro's "off" profile. */
+#define BENCH_SPEC_OFF "bounds=off,init_on_free=off,init_check=off,tag=off"
+/*
+ * The forwarder as made, whatever ran on it before: profile off, every
+ * frame back, the pool's frames in a fresh pool's order, fill rings full.
+ * 0, or -1 with the reason printed.
+ */
+int bench_fresh_state(struct hdp_fwd *f, const char *configs);
 /* micro --threads: the pipeline with one worker per thread, one shared pool. */
 int bench_micro_threads(const struct bench_opts *o);
 void bench_stat_of(double *samples, unsigned n, struct bench_stat *out);
