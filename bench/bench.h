@@ -48,6 +48,7 @@ struct bench_opts {
 	const char *only;	/* micro: these profiles (and off), comma separated */
 	const char *threads;	/* micro: "1,2": workers sharing one pool */
 	const char *sizes;	/* micro: frame lengths, "60,1500" */
+	bool stages;		/* micro: each protection alone, against its floor */
 	const struct bench_paths *paths;
 };
 
@@ -73,6 +74,45 @@ void bench_packet_fill(uint8_t *buf, uint32_t len);
 #define BENCH_SIZE_MAX 9000
 #define BENCH_SIZES_MAX 8
 int bench_apply_profile(struct hdp_fwd *f, const char *spec, const char *configs);
+/* Every protection off: micro's "off" profile. */
+#define BENCH_SPEC_OFF "bounds=off,init_on_free=off,init_check=off,tag=off"
+/*
+ * The forwarder as made, whatever ran on it before: profile off, every
+ * frame back, the pool's frames in a fresh pool's order, fill rings full.
+ * 0, or -1 with the reason printed.
+ */
+int bench_fresh_state(struct hdp_fwd *f, const char *configs);
+/* Frame lengths to forward, and which of them the loopback can carry. */
+struct bench_sizes {
+	unsigned n;
+	uint32_t len[BENCH_SIZES_MAX];
+	bool fits[BENCH_SIZES_MAX];
+	uint32_t max_len;	/* the longest frame the loopback carries */
+	uint32_t frame_size;	/* the UMEM's frames, a chain's links */
+};
+
+/* --size 60,1500,...: 0, or -1 with the reason printed. */
+int bench_parse_sizes(const char *list, struct bench_sizes *sz);
+
+#define BENCH_PROFILES_MAX 32
+/*
+ * micro's measurement: @n profiles (@p[0] off) at every size that fits,
+ * interleaved (sizes within a trial, profiles within a size), each run
+ * from the forwarder's state as made; stats into @ns[size][profile] and
+ * @cyc. 0, or -1 with the reason printed.
+ */
+int bench_micro_measure(const struct bench_opts *o, const struct bench_profile *p,
+			unsigned n, struct bench_sizes *sz,
+			struct bench_stat ns[][BENCH_PROFILES_MAX],
+			struct bench_stat cyc[][BENCH_PROFILES_MAX]);
+/*
+ * hdp-bench's two protections (bench_reuse.c), the floors of quarantine
+ * and shuffle: keys bench_delay=DEPTH and bench_permute=on. Registered
+ * before any pool is made: 0 or a negative errno.
+ */
+int bench_reuse_register(void);
+/* micro --stages: what each protection adds alone, against its floor. */
+int bench_micro_stages(const struct bench_opts *o);
 /* micro --threads: the pipeline with one worker per thread, one shared pool. */
 int bench_micro_threads(const struct bench_opts *o);
 void bench_stat_of(double *samples, unsigned n, struct bench_stat *out);

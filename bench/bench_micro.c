@@ -4,7 +4,11 @@
  * check, frame alloc and free through the hardened pool, macswap rewrite)
  * over in-memory rings, no kernel in the loop. Profiles are switched at
  * run time on one forwarder and interleaved trial by trial, so every
- * ratio compares figures taken side by side.
+ * ratio compares figures taken side by side. Before each run the
+ * forwarder goes back to the state it was made in (bench_fresh_state):
+ * otherwise a chained size leaves the fill rings short and a shuffle its
+ * frame order for whatever runs next. Putting it back costs about 2 ms,
+ * on the same UMEM pages; a forwarder made anew would fault in new ones.
  */
 #include "bench.h"
 
@@ -22,7 +26,7 @@ static uint64_t cycles(void) { return 0; }
 #endif
 
 static const struct bench_profile micro_profiles[] = {
-	{ "off", "bounds=off,init_on_free=off,init_check=off,tag=off" },
+	{ "off", BENCH_SPEC_OFF },
 	{ "bounds", "bounds=on,bounds_lookup=fast,init_on_free=off,init_check=off,tag=off" },
 	{ "bounds-tree", "bounds=on,bounds_lookup=tree,init_on_free=off,init_check=off,tag=off" },
 	{ "init", "bounds=off,init_on_alloc=on,init_on_free=on,init_check=off,tag=off,init_exclude=none" },
@@ -65,23 +69,13 @@ static struct hdp_fwd *make_forwarder(struct hdp_fwd_cfg *cfg)
 	return hdp_fwd_create_loopback(cfg);
 }
 
-/* Frame lengths to forward, and which of them the loopback can carry. */
-struct micro_sizes {
-	unsigned n;
-	uint32_t len[BENCH_SIZES_MAX];
-	bool fits[BENCH_SIZES_MAX];
-	uint32_t max_len;	/* the longest frame the loopback carries */
-};
+static double s_ns[BENCH_SIZES_MAX][BENCH_PROFILES_MAX][BENCH_TRIALS_MAX];
+static double s_cyc[BENCH_SIZES_MAX][BENCH_PROFILES_MAX][BENCH_TRIALS_MAX];
 
-static double s_ns[BENCH_SIZES_MAX][16][BENCH_TRIALS_MAX], s_cyc[BENCH_SIZES_MAX][16][BENCH_TRIALS_MAX];
-
-/*
- * Measure @n profiles at every size that fits, interleaved (sizes within a
- * trial, profiles within a size); stats into @ns[size][profile] and @cyc.
- */
-static int measure(const struct bench_opts *o, const struct bench_profile *p,
-		   unsigned n, struct micro_sizes *sz, struct bench_stat ns[][16],
-		   struct bench_stat cyc[][16])
+int bench_micro_measure(const struct bench_opts *o, const struct bench_profile *p,
+			unsigned n, struct bench_sizes *sz,
+			struct bench_stat ns[][BENCH_PROFILES_MAX],
+			struct bench_stat cyc[][BENCH_PROFILES_MAX])
 {
 	static struct hdp_fwd_cfg cfg;
 	static uint8_t pkt[BENCH_SIZE_MAX];
@@ -93,6 +87,7 @@ static int measure(const struct bench_opts *o, const struct bench_profile *p,
 	if (!f)
 		return -1;
 	hdp_fwd_port_frames(f, 0, &sz->max_len, &multi_buffer);
+	sz->frame_size = cfg.frame_size;
 	for (unsigned z = 0; z < sz->n; z++)
 		sz->fits[z] = sz->len[z] <= sz->max_len;
 	for (unsigned t = 0; t < o->trials; t++) {
@@ -104,7 +99,8 @@ static int measure(const struct bench_opts *o, const struct bench_profile *p,
 				/* Rotate the order each trial: no profile always goes first. */
 				unsigned i = (k + t) % n;
 
-				if (bench_apply_profile(f, p[i].spec, o->paths->configs))
+				if (bench_fresh_state(f, o->paths->configs) ||
+				    bench_apply_profile(f, p[i].spec, o->paths->configs))
 					return -1;
 				run(f, pkt, sz->len[z], steps / 10, &s_ns[z][i][t],
 				    &s_cyc[z][i][t]);	/* warm up */
@@ -127,8 +123,7 @@ static int measure(const struct bench_opts *o, const struct bench_profile *p,
 	return 0;
 }
 
-/* --size 60,1500,...: 0, or -1 with the reason printed. */
-static int parse_sizes(const char *list, struct micro_sizes *sz)
+int bench_parse_sizes(const char *list, struct bench_sizes *sz)
 {
 	const char *at = list ? list : "60";
 	char *end;
@@ -174,7 +169,7 @@ static unsigned pick_profiles(const struct bench_opts *o, struct bench_profile *
 
 /* Added ns per packet for each KiB of frame, smallest measured size to largest. */
 static void report_per_kib(struct bench_report *r, const struct bench_profile *p, unsigned n,
-			   const struct micro_sizes *sz, struct bench_stat ns[][16])
+			   const struct bench_sizes *sz, struct bench_stat ns[][BENCH_PROFILES_MAX])
 {
 	unsigned lo = BENCH_SIZES_MAX, hi = BENCH_SIZES_MAX, measured = 0;
 
@@ -219,8 +214,8 @@ int bench_micro(const struct bench_opts *o)
 {
 	struct bench_profile micro[HDP_ARRAY_SIZE(micro_profiles)];
 	unsigned n = pick_profiles(o, micro);
-	static struct bench_stat ns[BENCH_SIZES_MAX][16], cyc[BENCH_SIZES_MAX][16];
-	struct micro_sizes sz;
+	static struct bench_stat ns[BENCH_SIZES_MAX][BENCH_PROFILES_MAX], cyc[BENCH_SIZES_MAX][BENCH_PROFILES_MAX];
+	struct bench_sizes sz;
 	struct bench_report r;
 	char extra[64], sizes_json[1024];
 	size_t used = 0;
@@ -229,16 +224,17 @@ int bench_micro(const struct bench_opts *o)
 		fprintf(stderr, "hdp-bench: --only '%s': no such profile\n", o->only);
 		return 2;
 	}
-	if (parse_sizes(o->sizes, &sz))
+	if (bench_parse_sizes(o->sizes, &sz))
 		return 2;
-	if (measure(o, micro, n, &sz, ns, cyc))
+	if (bench_micro_measure(o, micro, n, &sz, ns, cyc))
 		return 1;
 	if (bench_report_open(&r, o, "micro"))
 		return 1;
 	bench_report_md(&r, "## micro: the forwarding pipeline over in-memory rings\n\n"
 			"Descriptor check, frame alloc and free through the UMEM pool, macswap, "
 			"%s frames, bursts of 64, one core. Median of %u trials "
-			"(min-max); profiles interleaved.\n\n",
+			"(min-max); profiles interleaved, each run from the state the "
+			"forwarder is made in (fill rings full, frames in a fresh pool's order).\n\n",
 			sz.n == 1 && sz.fits[0] ? (sz.len[0] == 60 ? "60-byte" : "fixed-length")
 						: "fixed-length", o->trials);
 	used += (size_t)snprintf(sizes_json, sizeof(sizes_json), "[");
@@ -279,11 +275,11 @@ int bench_micro(const struct bench_opts *o)
 int bench_sample(const struct bench_opts *o)
 {
 	struct bench_profile p[HDP_ARRAY_SIZE(samples) + 1];
-	char specs[HDP_ARRAY_SIZE(samples)][128], names[HDP_ARRAY_SIZE(samples)][16];
-	static struct bench_stat ns2[BENCH_SIZES_MAX][16], cyc2[BENCH_SIZES_MAX][16];
-	struct bench_stat ns[16], cyc[16];
+	char specs[HDP_ARRAY_SIZE(samples)][128], names[HDP_ARRAY_SIZE(samples)][BENCH_PROFILES_MAX];
+	static struct bench_stat ns2[BENCH_SIZES_MAX][BENCH_PROFILES_MAX], cyc2[BENCH_SIZES_MAX][BENCH_PROFILES_MAX];
+	struct bench_stat ns[BENCH_PROFILES_MAX], cyc[BENCH_PROFILES_MAX];
 	unsigned n = HDP_ARRAY_SIZE(samples) + 1;
-	struct micro_sizes sz = { .n = 1, .len = { sizeof(bench_packet) } };
+	struct bench_sizes sz = { .n = 1, .len = { sizeof(bench_packet) } };
 	struct bench_report r;
 	char extra[64];
 
@@ -295,7 +291,7 @@ int bench_sample(const struct bench_opts *o)
 			 samples[i]);
 		p[i + 1] = (struct bench_profile){ names[i], specs[i] };
 	}
-	if (measure(o, p, n, &sz, ns2, cyc2))
+	if (bench_micro_measure(o, p, n, &sz, ns2, cyc2))
 		return 1;
 	memcpy(ns, ns2[0], sizeof(ns));
 	memcpy(cyc, cyc2[0], sizeof(cyc));

@@ -173,10 +173,17 @@ static void usage(FILE *f)
 		"                 [--cpu N] [OPTIONS]\n"
 		"       hdp-bench compare|latency|kernel [THEIR OPTIONS]  (hdp-bench MODE --help)\n"
 		"modes:\n"
-		"  micro     the forwarding pipeline over in-memory rings, per profile\n"
-		"            (off, bounds, bounds-tree, init, init-used, tag-1, tag-10, all,\n"
-		"            redzone, redzone-canary, quarantine, shuffle,\n"
-		"            and configs/default.ini and strict.ini as shipped)\n"
+		"  micro     the forwarding pipeline over in-memory rings, per profile, each\n"
+		"            run from the forwarder's state as made. Alone over off: bounds,\n"
+		"            bounds-tree, init (on alloc and free), init-used (free, the\n"
+		"            bytes written), tag-1, tag-10, redzone-canary; all (bounds,\n"
+		"            init-used, tag-10); over init-used: redzone, quarantine (the\n"
+		"            default depth, 256), shuffle; default and strict: configs/\n"
+		"            default.ini and strict.ini as shipped\n"
+		"  micro --stages  each protection alone over off (or over the\n"
+		"            init_on_free its init_check needs), its floor measured in the\n"
+		"            same run and the verdict; then default.ini and strict.ini\n"
+		"            built up a step at a time\n"
 		"  regions   bounds-checked copy cost against the number of regions,\n"
 		"            for bounds=off, bounds_lookup=tree and bounds_lookup=fast\n"
 		"  sample    slowdown against tag_sample (1 ... 64): micro pipeline, and\n"
@@ -201,7 +208,8 @@ static void usage(FILE *f)
 		"              packets per second and the ratio to the first count\n"
 		"  --size LIST micro: frame lengths without FCS (default 60), e.g.\n"
 		"              60,1500,9000; a length past one frame goes in chains of\n"
-		"              frames, as hdp-fwd's multi-buffer ports take it\n");
+		"              frames, as hdp-fwd's multi-buffer ports take it\n"
+		"  --stages    micro: what each protection adds against its floor\n");
 }
 
 /*
@@ -248,6 +256,7 @@ int main(int argc, char **argv)
 		{ "only", required_argument, NULL, 'O' },
 		{ "threads", required_argument, NULL, 'T' },
 		{ "size", required_argument, NULL, 'Z' },
+		{ "stages", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -294,6 +303,9 @@ int main(int argc, char **argv)
 		case 'Z':
 			o.sizes = optarg;
 			break;
+		case 'S':
+			o.stages = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -325,7 +337,8 @@ int main(int argc, char **argv)
 	if (strcmp(argv[optind], "regions") == 0)
 		return bench_regions(&o);
 	if (strcmp(argv[optind], "micro") == 0)
-		return o.threads ? bench_micro_threads(&o) : bench_micro(&o);
+		return o.threads ? bench_micro_threads(&o) : o.stages ? bench_micro_stages(&o)
+							       : bench_micro(&o);
 	if (strcmp(argv[optind], "sample") == 0)
 		return bench_sample(&o) || bench_sample_e2e(&o);
 	if (strcmp(argv[optind], "dpdk") == 0)

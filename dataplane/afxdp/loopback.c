@@ -261,6 +261,106 @@ void hdp_fwd_loopback_stall(struct hdp_fwd *f, unsigned port, bool stalled)
 		kernel_tx(f, port);
 }
 
+/*
+ * Every frame back from the rings: what is on RX forwarded, TX sent and
+ * completed, the fill rings emptied (their frames unwritten since they
+ * were lent). 0, or -EBUSY when a frame is still out (a chain half
+ * gathered from a descriptor a test posted).
+ */
+static int take_all_back(struct hdp_fwd *f)
+{
+	struct loop_port *lp = f->loop_mem;
+	uint32_t fmask = f->cfg->fill_size - 1;
+
+	for (unsigned i = 0; i < f->nports; i++) {
+		struct fwd_dir d = { &f->ports[i], &f->ports[f->ports[i].cfg.peer] };
+
+		lp[i].tx_stalled = false;
+		while (lp[i].rx.producer != lp[i].rx.consumer && fwd_forward(f, &d))
+			kernel_tx(f, (unsigned)d.in->cfg.peer);
+	}
+	for (unsigned i = 0; i < f->nports; i++) {
+		kernel_tx(f, i);
+		while (fwd_complete(f, &f->ports[i]))
+			;
+	}
+	for (unsigned i = 0; i < f->nports; i++) {
+		while (lp[i].fill.consumer != lp[i].fill.producer) {
+			uint64_t addr = lp[i].fill_ring[lp[i].fill.consumer++ & fmask];
+
+			f->frames.ext[fwd_frames_index(&f->frames, addr)] = (struct hdp_extent){ 0, 0 };
+			fwd_frames_free(&f->frames, &addr, 1);
+		}
+	}
+	for (uint32_t idx = 0; idx < f->frames.lay.slots; idx++)
+		if (f->frames.held[idx])
+			return -EBUSY;
+	return 0;
+}
+
+static int by_address_down(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)hdp_untag(*(void *const *)a);
+	uintptr_t y = (uintptr_t)hdp_untag(*(void *const *)b);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * The pool's frames in the order a fresh pool hands them out, lowest
+ * address first: all taken out, and freed back highest first, unwritten.
+ * (A quarantine on the pool would hold them back in an order of its own.)
+ */
+static int restack(struct hdp_fwd *f)
+{
+	struct hdp_pool *pool = f->frames.pool;
+	uint32_t slots = f->frames.lay.slots, got = 0, k;
+	static const struct hdp_extent unwritten[64];
+	void **objs = calloc(slots, sizeof(*objs));
+
+	if (!objs)
+		return -ENOMEM;
+	hdp_pool_drain(pool);
+	while (got < slots &&
+	       (k = hdp_pool_alloc_burst(pool, objs + got, slots - got < 64 ? slots - got : 64)))
+		got += k;
+	qsort(objs, got, sizeof(*objs), by_address_down);
+	for (uint32_t at = 0; at < got; at += k) {
+		k = got - at < 64 ? got - at : 64;
+		hdp_pool_free_burst_extent(pool, objs + at, unwritten, k);
+	}
+	hdp_pool_drain(pool);
+	free(objs);
+	return 0;
+}
+
+int hdp_fwd_loopback_reset(struct hdp_fwd *f)
+{
+	struct loop_port *lp = f->loop_mem;
+	uint32_t rs = f->cfg->ring_size, fs = f->cfg->fill_size;
+	int ret = take_all_back(f);
+
+	if (ret || (ret = restack(f)))
+		return ret;
+	for (unsigned i = 0; i < f->nports; i++) {
+		struct fwd_port *p = &f->ports[i];
+
+		/* Every ring empty: from index 0 again, as when made. */
+		memset(&lp[i].fill, 0, sizeof(lp[i].fill));
+		memset(&lp[i].comp, 0, sizeof(lp[i].comp));
+		memset(&lp[i].rx, 0, sizeof(lp[i].rx));
+		memset(&lp[i].tx, 0, sizeof(lp[i].tx));
+		prod_init(&p->fill, &lp[i].fill, lp[i].fill_ring, fs);
+		cons_init(&p->comp, &lp[i].comp, lp[i].comp_ring, fs);
+		cons_init(&p->rx, &lp[i].rx, lp[i].rx_ring, rs);
+		prod_init(&p->tx, &lp[i].tx, lp[i].tx_ring, rs);
+		p->lent = 0;
+		p->tx_outstanding = 0;
+	}
+	fwd_fill_all(f);
+	return 0;
+}
+
 unsigned hdp_fwd_loopback_destroy(struct hdp_fwd *f)
 {
 	struct loop_port *lp;

@@ -500,6 +500,17 @@ unsigned hdp_fwd_loopback_complete(struct hdp_fwd *f, unsigned port, const uint6
 				   unsigned n);
 /* Port @port's link busy (@stalled: its TX ring is not sent), or free again (sent now). */
 void hdp_fwd_loopback_stall(struct hdp_fwd *f, unsigned port, bool stalled);
+/*
+ * Back to the state hdp_fwd_create_loopback() leaves: every frame back
+ * from the rings (RX forwarded, TX completed, links free), the pool's
+ * frames in a fresh pool's order, and every fill ring topped up to its
+ * target, through the pool's profile. So that a measurement does not
+ * depend on what ran before it (a chained size leaves fill rings short,
+ * a shuffle its frame order). Call it with no quarantine on, or the
+ * quarantine keeps an order of its own. 0, -EBUSY (a frame still in a
+ * chain being gathered), or -ENOMEM.
+ */
+int hdp_fwd_loopback_reset(struct hdp_fwd *f);
 unsigned hdp_fwd_loopback_destroy(struct hdp_fwd *f);
 
 struct hdp_pool *hdp_fwd_pool(struct hdp_fwd *f);
