@@ -43,6 +43,13 @@ HDP_API void hdp_log_set_sink(hdp_log_fn_t fn, void *ctx);
  */
 HDP_API void hdp_log_set_thread_sink(hdp_log_fn_t fn, void *ctx);
 
+/*
+ * The calling thread's sink now (*fn NULL: none), for a caller that
+ * captures for a while inside another's capture (the DPDK driver's
+ * hdp_dpdk_pool_set under hdp-fwd's control socket) and then puts it back.
+ */
+HDP_API void hdp_log_thread_sink(hdp_log_fn_t *fn, void **ctx);
+
 /* Messages above @level are discarded before formatting. */
 HDP_API void hdp_log_set_level(enum hdp_log_level level);
 
