@@ -28,15 +28,19 @@ int hdp_dpdk_pool_set(struct rte_mempool *mp, const char *key, const char *value
 {
 	struct hdp_dpdk_pool *pd = hdp_dpdk_pool_of(mp);
 	struct hdp_strbuf w = hdp_strbuf_init(why, why_len);
+	hdp_log_fn_t outer_fn;
+	void *outer_ctx;
 	int ret;
 
 	if (!pd || !pd->applied) {
 		hdp_strbuf_printf(&w, "mempool %s: not an hdp pool in use", mp ? mp->name : "?");
 		return -ENOENT;
 	}
+	/* The caller's own capture, if any (hdp-fwd's control socket), goes back after. */
+	hdp_log_thread_sink(&outer_fn, &outer_ctx);
 	hdp_log_set_thread_sink(capture, &w);
 	ret = hdp_harden_pool_set_key(&pd->hp, key, value);
-	hdp_log_set_thread_sink(NULL, NULL);
+	hdp_log_set_thread_sink(outer_fn, outer_ctx);
 	if (ret && !w.used)
 		hdp_strbuf_printf(&w, "%s", strerror(-ret));
 	return ret;

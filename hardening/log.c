@@ -79,6 +79,12 @@ void hdp_log_set_thread_sink(hdp_log_fn_t fn, void *ctx)
 	thread_ctx = ctx;
 }
 
+void hdp_log_thread_sink(hdp_log_fn_t *fn, void **ctx)
+{
+	*fn = thread_fn;
+	*ctx = thread_ctx;
+}
+
 void hdp_log_set_level(enum hdp_log_level level)
 {
 	atomic_store_explicit(&log_threshold, (int)level, memory_order_relaxed);

@@ -37,9 +37,9 @@ struct rte_mempool;
 #define HDP_DPDK_OPS_NAME "hdp"
 
 /*
- * The library keeps its own copy of hdp's hardening code hidden inside it
- * (an application such as hdp-fwd may link another): only these are
- * exported.
+ * The driver's own functions, the only ones it exports; hdp's hardening it
+ * takes from libhdp.so (or from a program that exports hdp's functions, as
+ * hdp-fwd does), so that an application's protections reach its pools.
  */
 #define HDP_DPDK_API __attribute__((visibility("default")))
 

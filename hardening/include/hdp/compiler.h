@@ -14,4 +14,20 @@
 
 #define HDP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * What libhdp.so exports: its objects are built with -fvisibility=hidden
+ * and a version script (lib/libhdp.map), so only declarations marked
+ * HDP_API leave it, each with a symbol version. Everything else binds
+ * inside the library: an application's function or variable of the same
+ * name (mem_map, bounds_check) is never called in hdp's place.
+ */
+#define HDP_API __attribute__((visibility("default")))
+
+/* C11's static assertion, in the spelling C++ has for it. */
+#ifdef __cplusplus
+#define HDP_STATIC_ASSERT static_assert
+#else
+#define HDP_STATIC_ASSERT _Static_assert
+#endif
+
 #endif /* HDP_COMPILER_H */

@@ -71,7 +71,6 @@
 #define HDP_HARDEN_H
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,6 +80,14 @@
 #include <hdp/layout.h>
 #include <hdp/profile.h>
 #include <hdp/violation.h>
+
+#ifndef __cplusplus
+#include <stdatomic.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /*
  * The effective flags, one line each: X(FLAG, name). A profile's keys
@@ -139,7 +146,7 @@ enum hdp_hflag {
 #define HDP_PCOUNTERS_MAX	32	/* counters beyond the core's, hdp's own included */
 #define HDP_EPOCH_MAX		((UINT64_C(1) << 32) - 1)	/* the core's */
 #define HDP_PROT_EPOCH_MAX	((UINT64_C(1) << 31) - 1)	/* the protections' */
-_Static_assert(HDP_PROTECTIONS_MAX >= 16, "room in the word for the protections");
+HDP_STATIC_ASSERT(HDP_PROTECTIONS_MAX >= 16, "room in the word for the protections");
 
 #define HDP_OWN_PROTECTIONS(X)                                                    \
 	X(QUARANTINE, quarantine)	/* quarantine.c */                          \
@@ -414,7 +421,13 @@ struct hdp_redzone;
 /* Third parties' hooks, for the masks below. */
 #define HDP_HOOKS 6
 
-/* A pool's hardening state. Embedded in the pool; do not touch. */
+/*
+ * A pool's hardening state. Embedded in the pool; do not touch. Its
+ * fields are C11 atomics, for the back-ends (written in C) that embed it
+ * and read its word inline: C++ sees the type only incomplete, through a
+ * pointer.
+ */
+#ifndef __cplusplus
 struct hdp_harden_pool {
 	/* What every burst reads, on one line. */
 	_Atomic uint64_t word;
@@ -478,16 +491,17 @@ static inline struct hdp_harden_view hdp_harden_pool_view(struct hdp_harden_pool
 			      v.epoch));
 	return v;
 }
+#endif /* !__cplusplus */
 
 /*
  * Set up @hp for a pool: its layout, its region and guards, and, with
  * desc.config, its profile. 0, -EINVAL (bad chunks, a refused profile:
  * logged) or -ENOMEM. Without a config no protection is on yet.
  */
-int hdp_harden_pool_init(struct hdp_harden_pool *hp,
-			 const struct hdp_harden_pool_desc *desc);
+HDP_API int hdp_harden_pool_init(struct hdp_harden_pool *hp,
+				 const struct hdp_harden_pool_desc *desc);
 /* Undo the set-up; every thread state ops.each_thread names is retired first. */
-void hdp_harden_pool_fini(struct hdp_harden_pool *hp);
+HDP_API void hdp_harden_pool_fini(struct hdp_harden_pool *hp);
 
 /*
  * Apply a resolved profile. @excluded is what hdp_harden_config_excluded()
@@ -496,19 +510,19 @@ void hdp_harden_pool_fini(struct hdp_harden_pool *hp);
  * refusing its values), -EOVERFLOW (no epoch left), all logged.
  * Serialised per pool.
  */
-int hdp_harden_pool_apply(struct hdp_harden_pool *hp, const struct hdp_profile *p,
-			  uint32_t excluded, const char *why);
+HDP_API int hdp_harden_pool_apply(struct hdp_harden_pool *hp, const struct hdp_profile *p,
+				  uint32_t excluded, const char *why);
 
 /*
  * Change one key of the profile applied now (the control socket's "set"),
  * keeping the exclusions. 0, or -EINVAL with the reason logged.
  */
-int hdp_harden_pool_set_key(struct hdp_harden_pool *hp, const char *key,
-			    const char *value);
+HDP_API int hdp_harden_pool_set_key(struct hdp_harden_pool *hp, const char *key,
+				    const char *value);
 
 /* Resolve @cfg for this pool's name and apply it. */
-int hdp_harden_pool_configure(struct hdp_harden_pool *hp,
-			      const struct hdp_harden_config *cfg);
+HDP_API int hdp_harden_pool_configure(struct hdp_harden_pool *hp,
+				      const struct hdp_harden_config *cfg);
 
 /*
  * The pipeline (burst.c says what runs, in order). @t is the calling
@@ -520,8 +534,8 @@ int hdp_harden_pool_configure(struct hdp_harden_pool *hp,
  * failure of its own: an object found written after free is reported,
  * wiped again and handed out.
  */
-unsigned hdp_harden_pool_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			       void **objs, unsigned n, bool bulk);
+HDP_API unsigned hdp_harden_pool_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				       void **objs, unsigned n, bool bulk);
 
 /*
  * Free: @n handles through every free step (@ext, if not NULL, gives each
@@ -531,8 +545,8 @@ unsigned hdp_harden_pool_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls
  * stale handle is reported under the pool's policy and kept out. Returns
  * how many were taken (the quarantine's included).
  */
-unsigned hdp_harden_pool_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			      void *const *objs, const struct hdp_extent *ext, unsigned n);
+HDP_API unsigned hdp_harden_pool_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				      void *const *objs, const struct hdp_extent *ext, unsigned n);
 
 /*
  * Free all or nothing (a pool's _bulk free): when a handle is no object
@@ -540,8 +554,8 @@ unsigned hdp_harden_pool_free(struct hdp_harden_pool *hp, struct hdp_harden_tls 
  * freed: -EINVAL. Otherwise hdp_harden_pool_free: 0 when it took every
  * one, -EINVAL when a step refused some (reported).
  */
-int hdp_harden_pool_free_bulk(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			      void *const *objs, unsigned n);
+HDP_API int hdp_harden_pool_free_bulk(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				      void *const *objs, unsigned n);
 
 /*
  * Everything the protections hold for thread state @t (a quarantine),
@@ -549,8 +563,8 @@ int hdp_harden_pool_free_bulk(struct hdp_harden_pool *hp, struct hdp_harden_tls 
  * free objects live (its cache is flushed, drained or goes). Returns how
  * many; call until it returns less than @max.
  */
-unsigned hdp_harden_pool_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			       void **out, unsigned max);
+HDP_API unsigned hdp_harden_pool_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				       void **out, unsigned max);
 
 /*
  * The pool's zeroing alone, for an object that stops short of the
@@ -560,8 +574,8 @@ unsigned hdp_harden_pool_drain(struct hdp_harden_pool *hp, struct hdp_harden_tls
  * it is freed (init_on_free: @ext under used, else the whole area).
  * Counted in @t. No record changes: the checks stay with the pipeline.
  */
-void hdp_harden_pool_zero(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void *obj,
-			  const struct hdp_extent *ext, bool freed);
+HDP_API void hdp_harden_pool_zero(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void *obj,
+				  const struct hdp_extent *ext, bool freed);
 
 /*
  * The steps alone, for a caller that keeps the objects itself (no back-end
@@ -573,8 +587,8 @@ void hdp_harden_pool_zero(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, 
  * init_check_sample the whole object; init_on_alloc; a tag if sampled in,
  * handed out in @objs), then redzone's, then third parties' on_alloc.
  */
-void hdp_harden_pool_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			      struct hdp_harden_view v, void **objs, unsigned n);
+HDP_API void hdp_harden_pool_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				      struct hdp_harden_view v, void **objs, unsigned n);
 
 /*
  * on_free, before @n objects (checked to be this pool's, tags still on) go
@@ -584,9 +598,9 @@ void hdp_harden_pool_on_alloc(struct hdp_harden_pool *hp, struct hdp_harden_tls 
  * @ext as for hdp_harden_pool_free (clamped to the object). The accepted
  * objects, untagged, go to @out; returns how many.
  */
-unsigned hdp_harden_pool_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-				 struct hdp_harden_view v, void *const *objs,
-				 const struct hdp_extent *ext, void **out, unsigned n);
+HDP_API unsigned hdp_harden_pool_on_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+					 struct hdp_harden_view v, void *const *objs,
+					 const struct hdp_extent *ext, void **out, unsigned n);
 
 /*
  * A checked copy of @n bytes into pool memory (@into_pool: @dst is the
@@ -596,41 +610,41 @@ unsigned hdp_harden_pool_on_free(struct hdp_harden_pool *hp, struct hdp_harden_t
  * found under the drop or report policy (nothing was copied); under
  * abort it does not return. @t may be NULL (counted nowhere).
  */
-int hdp_harden_pool_copy(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void *dst,
-			 const void *src, size_t n, bool into_pool);
+HDP_API int hdp_harden_pool_copy(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void *dst,
+				 const void *src, size_t n, bool into_pool);
 
 /*
  * Translate a descriptor (offset from the pool's base, as an AF_XDP UMEM
  * address, and a length) to a pointer, checking that it lies inside the
  * pool and that the length stays inside its slot's object. 0 or -EFAULT.
  */
-int hdp_harden_pool_desc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			 uint64_t addr, uint32_t len, void **out);
+HDP_API int hdp_harden_pool_desc(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+				 uint64_t addr, uint32_t len, void **out);
 
 /*
  * A descriptor rule the caller checks itself (a chain's, @kind one of the
  * desc_chain_* kinds): a violation of the pool when its profile has
  * bounds on, as hdp_harden_pool_desc() reports a descriptor's. -EFAULT.
  */
-int hdp_harden_pool_desc_refuse(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
-				uint64_t addr, uint32_t len, const char *detail);
+HDP_API int hdp_harden_pool_desc_refuse(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
+					uint64_t addr, uint32_t len, const char *detail);
 
 /*
  * @n descriptors the caller checked inline (hdp_layout_holds) count as
  * checks of thread state @t (NULL: the pool's own) when bounds is on.
  */
-void hdp_harden_pool_count_checks(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-				  unsigned n);
+HDP_API void hdp_harden_pool_count_checks(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
+					  unsigned n);
 
 /* Count a violation and act on it under the pool's policy now. */
-void hdp_harden_pool_violation(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
-			       const void *addr, size_t size, const char *detail);
+HDP_API void hdp_harden_pool_violation(struct hdp_harden_pool *hp, enum hdp_violation_kind kind,
+				       const void *addr, size_t size, const char *detail);
 
 /*
  * Fold a thread's counters into the pool's and free what the protections
  * keep for it (the thread is leaving; drain it first).
  */
-void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t);
+HDP_API void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t);
 
 struct hdp_harden_stats {
 	unsigned flags;			/* enum hdp_hflag */
@@ -654,7 +668,7 @@ struct hdp_harden_stats {
 };
 
 /* Snapshot: the retired threads' counters and the live ones' (ops.each_thread). */
-void hdp_harden_stats_get(struct hdp_harden_pool *hp, struct hdp_harden_stats *out);
+HDP_API void hdp_harden_stats_get(struct hdp_harden_pool *hp, struct hdp_harden_stats *out);
 
 /*
  * The hardening part of a pool's report, from the protections'
@@ -663,16 +677,16 @@ void hdp_harden_stats_get(struct hdp_harden_pool *hp, struct hdp_harden_stats *o
  * the pool's object holds them) or indented text lines.
  */
 struct hdp_strbuf;
-void hdp_harden_stats_json(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
-void hdp_harden_stats_text(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
+HDP_API void hdp_harden_stats_json(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
+HDP_API void hdp_harden_stats_text(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
 
 /*
  * Of that, the protections beyond the core alone: "protections":{"NAME":
  * {"on":...,counters...},...} for JSON, one line each ("  NAME: on;
  * counter N, ...") for text.
  */
-void hdp_protection_stats_json(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
-void hdp_protection_stats_text(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
+HDP_API void hdp_protection_stats_json(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
+HDP_API void hdp_protection_stats_text(struct hdp_strbuf *o, const struct hdp_harden_stats *h);
 
 /*
  * Every figure of @h a report names, one call each: @fn gets its name
@@ -682,9 +696,13 @@ void hdp_protection_stats_text(struct hdp_strbuf *o, const struct hdp_harden_sta
  */
 typedef void (*hdp_stats_fn_t)(void *ctx, const char *name, uint64_t value,
 			       const char *text);
-void hdp_harden_stats_each(const struct hdp_harden_stats *h, hdp_stats_fn_t fn, void *ctx);
+HDP_API void hdp_harden_stats_each(const struct hdp_harden_stats *h, hdp_stats_fn_t fn, void *ctx);
 
 /* "bounds,init_free,..." for @flags, or "none". */
-void hdp_hflags_format(struct hdp_strbuf *o, unsigned flags);
+HDP_API void hdp_hflags_format(struct hdp_strbuf *o, unsigned flags);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* HDP_HARDEN_H */

@@ -21,6 +21,10 @@
 
 #include <hdp/compiler.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A run of slots one stride apart, and the number of its first slot. */
 struct hdp_layout_chunk {
 	uintptr_t base;
@@ -78,8 +82,8 @@ struct hdp_layout {
 };
 
 /* 0, -EINVAL (bad chunks, logged) or -ENOMEM. */
-int hdp_layout_init(struct hdp_layout *l, const struct hdp_layout_desc *d);
-void hdp_layout_fini(struct hdp_layout *l);
+HDP_API int hdp_layout_init(struct hdp_layout *l, const struct hdp_layout_desc *d);
+HDP_API void hdp_layout_fini(struct hdp_layout *l);
 
 __extension__ typedef unsigned __int128 hdp_u128;
 
@@ -106,8 +110,8 @@ static inline uint32_t hdp_layout_div(const struct hdp_layout *l, size_t off)
 }
 
 /* hdp_layout_slot for several chunks (layout.c). */
-bool hdp_layout_slot_chunked(const struct hdp_layout *l, uintptr_t a, uint32_t *idx,
-			     size_t *in_slot);
+HDP_API bool hdp_layout_slot_chunked(const struct hdp_layout *l, uintptr_t a, uint32_t *idx,
+				     size_t *in_slot);
 
 /*
  * The slot holding @a (untagged): its number and @a's offset inside it.
@@ -149,7 +153,7 @@ static inline bool hdp_layout_is_object(const struct hdp_layout *l, uintptr_t a)
 }
 
 /* hdp_layout_holds for layouts that are not plain (layout.c). */
-bool hdp_layout_holds_slow(const struct hdp_layout *l, uint64_t off, uint32_t len);
+HDP_API bool hdp_layout_holds_slow(const struct hdp_layout *l, uint64_t off, uint32_t len);
 
 /*
  * Do the @len bytes at offset @off from base lie inside one object (a
@@ -168,5 +172,9 @@ static inline uintptr_t hdp_layout_slot_addr(const struct hdp_layout *l, uint32_
 {
 	return l->base + (uintptr_t)idx * l->stride;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* HDP_LAYOUT_H */

@@ -9,6 +9,10 @@
 
 #include <hdp/compiler.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum hdp_log_level {
 	HDP_LOG_ERR,
 	HDP_LOG_WARN,
@@ -24,25 +28,36 @@ typedef void (*hdp_log_fn_t)(void *ctx, enum hdp_log_level level,
  * stderr for levels up to the threshold set by hdp_log_set_level()
  * (default HDP_LOG_INFO). Messages are cut at 512 bytes.
  */
-void hdp_log(enum hdp_log_level level, const char *fmt, ...) HDP_PRINTF(2, 3);
+HDP_API void hdp_log(enum hdp_log_level level, const char *fmt, ...) HDP_PRINTF(2, 3);
 
 /*
  * Replace the sink; NULL restores the default. The sink is called with
  * an internal lock held, so messages never interleave; it must not log.
  */
-void hdp_log_set_sink(hdp_log_fn_t fn, void *ctx);
+HDP_API void hdp_log_set_sink(hdp_log_fn_t fn, void *ctx);
 
 /*
  * Replace the sink for the calling thread's messages only (NULL: back to
  * the process's sink): a thread can capture what its own calls log, say
  * for a reply, without catching another thread's reports.
  */
-void hdp_log_set_thread_sink(hdp_log_fn_t fn, void *ctx);
+HDP_API void hdp_log_set_thread_sink(hdp_log_fn_t fn, void *ctx);
+
+/*
+ * The calling thread's sink now (*fn NULL: none), for a caller that
+ * captures for a while inside another's capture (the DPDK driver's
+ * hdp_dpdk_pool_set under hdp-fwd's control socket) and then puts it back.
+ */
+HDP_API void hdp_log_thread_sink(hdp_log_fn_t *fn, void **ctx);
 
 /* Messages above @level are discarded before formatting. */
-void hdp_log_set_level(enum hdp_log_level level);
+HDP_API void hdp_log_set_level(enum hdp_log_level level);
 
 /* "error", "warning", "info" or "debug". */
-const char *hdp_log_level_name(enum hdp_log_level level);
+HDP_API const char *hdp_log_level_name(enum hdp_log_level level);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* HDP_LOG_H */

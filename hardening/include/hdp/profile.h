@@ -23,6 +23,12 @@
 #include <hdp/region.h>
 #include <hdp/violation.h>
 
+#include <hdp/compiler.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define HDP_PROFILE_POOLS_MAX	256
 #define HDP_EXCLUDE_MAX		64
 #define HDP_PKEYS_MAX		32	/* keys of third parties' protections, in all */
@@ -157,7 +163,7 @@ enum hdp_key {
 	HDP_PROFILE_KEYS(HDP_KEY_BIT)
 #undef HDP_KEY_BIT
 };
-_Static_assert(HDP_CK__PROFILE <= 32, "a profile's set bits fit its word");
+HDP_STATIC_ASSERT(HDP_CK__PROFILE <= 32, "a profile's set bits fit its word");
 
 struct hdp_profile {
 	uint32_t set;			/* enum hdp_key bits */
@@ -213,7 +219,7 @@ struct hdp_harden_config {
  * (redundant with init_on_free), on_violation abort, hdp's own
  * protections beyond the core off; third parties' at theirs.
  */
-void hdp_profile_defaults(struct hdp_profile *p);
+HDP_API void hdp_profile_defaults(struct hdp_profile *p);
 
 /*
  * Which keys need which, in one table (profile.c). hdp_profile_normalize()
@@ -223,26 +229,26 @@ void hdp_profile_defaults(struct hdp_profile *p);
  * 0, or -EINVAL with @why saying which key needs which. Used at start-up,
  * on every runtime change, and for what is shown.
  */
-void hdp_profile_normalize(struct hdp_profile *p);
-int hdp_profile_check(const struct hdp_profile *p, const char **why);
+HDP_API void hdp_profile_normalize(struct hdp_profile *p);
+HDP_API int hdp_profile_check(const struct hdp_profile *p, const char **why);
 
 /* An empty configuration (built-in defaults only). */
-void hdp_harden_config_init(struct hdp_harden_config *cfg);
+HDP_API void hdp_harden_config_init(struct hdp_harden_config *cfg);
 
 /*
  * Declare a pool name that per-pool keys may refer to. [pool:NAME] sections
  * declare their pool too. 0, -EINVAL (bad name), -ENOSPC, or -ENOENT (a
  * name not declared before, once fixed_pools is set).
  */
-int hdp_harden_config_declare(struct hdp_harden_config *cfg, const char *pool);
+HDP_API int hdp_harden_config_declare(struct hdp_harden_config *cfg, const char *pool);
 
 /*
  * Parse "key=value,key=value,pool.NAME.key=value" into the string layer.
  * @source names it in messages (e.g. "--harden"). Nothing is changed unless
  * the whole string is valid. 0 or -EINVAL, with every error logged.
  */
-int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
-				   const char *spec, const char *source);
+HDP_API int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
+					   const char *spec, const char *source);
 
 /*
  * Read an INI file into the file layer: [pool:default] and [pool:NAME]
@@ -258,23 +264,23 @@ int hdp_harden_config_parse_string(struct hdp_harden_config *cfg,
 typedef int (*hdp_ini_section_fn_t)(void *ctx, const char *section,
 				    const char *key, const char *value,
 				    const char *file, int line);
-int hdp_harden_config_load_file(struct hdp_harden_config *cfg, const char *path,
-				hdp_ini_section_fn_t other, void *ctx);
+HDP_API int hdp_harden_config_load_file(struct hdp_harden_config *cfg, const char *path,
+					hdp_ini_section_fn_t other, void *ctx);
 
 /*
  * Set one key from a source at a line: used by both parsers, and by the
  * control socket. @pool NULL means all pools. 0 or -EINVAL (logged).
  */
-int hdp_harden_config_set(struct hdp_harden_config *cfg, bool from_string,
-			  const char *pool, const char *key, const char *value,
-			  const char *source, int line);
+HDP_API int hdp_harden_config_set(struct hdp_harden_config *cfg, bool from_string,
+				  const char *pool, const char *key, const char *value,
+				  const char *source, int line);
 
 /*
  * Reject contradictions before anything starts: init_check=on set
  * explicitly while init_on_free resolves to off; tag=mte without MTE.
  * Checks the defaults and every declared pool. 0 or -EINVAL (logged).
  */
-int hdp_harden_config_validate(const struct hdp_harden_config *cfg);
+HDP_API int hdp_harden_config_validate(const struct hdp_harden_config *cfg);
 
 /*
  * A configuration completed whole, as a library takes one from its
@@ -285,57 +291,61 @@ int hdp_harden_config_validate(const struct hdp_harden_config *cfg);
  * makes the pools), and is validated. 0, or -EINVAL with every error
  * logged.
  */
-int hdp_harden_config_from(struct hdp_harden_config *cfg, const char *file, const char *spec,
-			   const char *spec_source);
+HDP_API int hdp_harden_config_from(struct hdp_harden_config *cfg, const char *file, const char *spec,
+				   const char *spec_source);
 
 /* The profile @pool gets: defaults < file all < file pool < string all < string pool. */
-void hdp_harden_config_resolve(const struct hdp_harden_config *cfg,
-			       const char *pool, struct hdp_profile *out);
+HDP_API void hdp_harden_config_resolve(const struct hdp_harden_config *cfg,
+				       const char *pool, struct hdp_profile *out);
 
 /*
  * The value of key @key (the table's or a third party's) in @p, as a
  * number (a choice: its index): 0, or -ENOENT for no such key.
  */
-int hdp_profile_value(const struct hdp_profile *p, const char *key, uint32_t *out);
+HDP_API int hdp_profile_value(const struct hdp_profile *p, const char *key, uint32_t *out);
 
 /* Set one key of a profile from text: 0, or -EINVAL with @why filled in. */
-int hdp_profile_set_key(struct hdp_profile *p, const char *key,
-			const char *value, const char **why);
+HDP_API int hdp_profile_set_key(struct hdp_profile *p, const char *key,
+				const char *value, const char **why);
 
 /*
  * Is @pool excluded from zeroing, and why? Fills @why with "built-in
  * 'umem*' (init_on_alloc)" or "init_exclude 'NAME'". Returns a mask of the
  * mechanisms it is excluded from (HDP_KEY_INIT_ON_ALLOC | _FREE | _CHECK).
  */
-uint32_t hdp_harden_config_excluded(const struct hdp_harden_config *cfg,
-				    const char *pool, char *why, size_t why_len);
+HDP_API uint32_t hdp_harden_config_excluded(const struct hdp_harden_config *cfg,
+					    const char *pool, char *why, size_t why_len);
 
 /* A profile as text (hdp_profile_format), with every protection's keys. */
 #define HDP_PROFILE_TEXT_MAX 512
 
 /* Write the profile as "key=value,..." (all keys). Returns as snprintf. */
-int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len);
+HDP_API int hdp_profile_format(const struct hdp_profile *p, char *buf, size_t len);
 
 /*
  * Every profile key, the table's and third parties', two lines each: name,
  * protection, default and the values it takes, then its documentation
  * (hdp-fwd --list-keys). Returns as snprintf.
  */
-int hdp_profile_keys_describe(char *buf, size_t len);
+HDP_API int hdp_profile_keys_describe(char *buf, size_t len);
 
 /* Names for values, as the parser reads them. */
-const char *hdp_init_free_name(enum hdp_init_free v);
-const char *hdp_check_extent_name(enum hdp_check_extent v);
-const char *hdp_tag_mode_name(enum hdp_tag_mode v);
+HDP_API const char *hdp_init_free_name(enum hdp_init_free v);
+HDP_API const char *hdp_check_extent_name(enum hdp_check_extent v);
+HDP_API const char *hdp_tag_mode_name(enum hdp_tag_mode v);
 
 /*
  * Is @name a valid pool name: 1 to 31 characters from [A-Za-z0-9_-]? (No
  * dots, commas, '=' or glob characters, so that "pool.NAME.KEY" and
  * exclusion lists parse.)
  */
-bool hdp_pool_name_valid(const char *name);
+HDP_API bool hdp_pool_name_valid(const char *name);
 
 /* Glob match with * and ?, as init_exclude uses. */
-bool hdp_glob_match(const char *pattern, const char *name);
+HDP_API bool hdp_glob_match(const char *pattern, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* HDP_PROFILE_H */

@@ -50,6 +50,12 @@
 #include <hdp/counter.h>
 #include <hdp/harden.h>
 
+#include <hdp/compiler.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Limits: HDP_PROTECTIONS_MAX and HDP_PCOUNTERS_MAX (harden.h),
  * HDP_PKEYS_MAX (profile.h), HDP_PVIOLATIONS_MAX (violation.h).
@@ -179,7 +185,7 @@ struct hdp_protection {
  * -ENOSPC (past a limit), -EBUSY (too late: the registry is in use).
  * Works the same from a static or a shared libhdp.
  */
-int hdp_protection_register(const struct hdp_protection *p);
+HDP_API int hdp_protection_register(const struct hdp_protection *p);
 
 /* Count @n at counter @i of the burst's protection. */
 static inline void hdp_protection_count(const struct hdp_protection_burst *b, unsigned i,
@@ -192,22 +198,22 @@ static inline void hdp_protection_count(const struct hdp_protection_burst *b, un
  * Report violation @i (an index into the protection's violations[]) at
  * @addr: counted in the pool, acted on under its policy.
  */
-void hdp_protection_violation(const struct hdp_protection_burst *b, unsigned i,
-			      const void *addr, size_t size, const char *detail);
+HDP_API void hdp_protection_violation(const struct hdp_protection_burst *b, unsigned i,
+				      const void *addr, size_t size, const char *detail);
 
 /*
  * A thread_release for protections whose thread state is one malloc'd
  * block: free(*thread_state).
  */
-void hdp_protection_thread_state_free(const struct hdp_protection_burst *b);
+HDP_API void hdp_protection_thread_state_free(const struct hdp_protection_burst *b);
 
 /*
  * The protections beyond the core, hdp's own and third parties', in a
  * stable order (by name).
  */
-unsigned hdp_protection_count_registered(void);
-const struct hdp_protection *hdp_protection_get(unsigned i);
-const struct hdp_protection *hdp_protection_find(const char *name);
+HDP_API unsigned hdp_protection_count_registered(void);
+HDP_API const struct hdp_protection *hdp_protection_get(unsigned i);
+HDP_API const struct hdp_protection *hdp_protection_find(const char *name);
 
 /*
  * The core, described the same way for its keys, counters and violation
@@ -216,17 +222,21 @@ const struct hdp_protection *hdp_protection_find(const char *name);
  * fields, and whether they run is the pool's flags (enum hdp_hflag); they
  * take no bit of the protections' mask.
  */
-unsigned hdp_protection_core_count(void);
-const struct hdp_protection *hdp_protection_core_get(unsigned i);
+HDP_API unsigned hdp_protection_core_count(void);
+HDP_API const struct hdp_protection *hdp_protection_core_get(unsigned i);
 
 /* Counter @c of listed protection @i (hdp_protection_get), from a pool's stats. */
-uint64_t hdp_protection_counter(const struct hdp_harden_stats *h, unsigned i, unsigned c);
+HDP_API uint64_t hdp_protection_counter(const struct hdp_harden_stats *h, unsigned i, unsigned c);
 
 /* Counter @c of core part @part (hdp_protection_core_get), from a pool's stats. */
-uint64_t hdp_protection_core_counter(const struct hdp_harden_stats *h, unsigned part,
-				     unsigned c);
+HDP_API uint64_t hdp_protection_core_counter(const struct hdp_harden_stats *h, unsigned part,
+					     unsigned c);
 
 /* Is listed protection @i on in @hp now? */
-bool hdp_protection_on(struct hdp_harden_pool *hp, unsigned i);
+HDP_API bool hdp_protection_on(struct hdp_harden_pool *hp, unsigned i);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* HDP_PROTECTION_H */

@@ -19,6 +19,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hdp/compiler.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define HDP_REGION_NAME_MAX 32	/* including the NUL */
 #define HDP_REGION_MAX 8192	/* registered at once */
 #define HDP_REGION_GRANULE ((uintptr_t)2 << 20)
@@ -50,21 +56,25 @@ enum hdp_region_lookup {
  * address space, or a bad name; -ENOSPC when HDP_REGION_MAX are registered;
  * -ENOMEM if the fast index cannot grow. Returns the region's id (>= 0).
  */
-int hdp_region_register(const struct hdp_region_desc *desc);
+HDP_API int hdp_region_register(const struct hdp_region_desc *desc);
 
 /* Forget a region by id: 0, or -ENOENT. */
-int hdp_region_unregister(int id);
+HDP_API int hdp_region_unregister(int id);
 
 /* The region holding @addr, or NULL. Tags in the top byte are ignored. */
-const struct hdp_region *hdp_region_lookup(uintptr_t addr,
-					   enum hdp_region_lookup how);
-const struct hdp_region *hdp_region_lookup_tree(uintptr_t addr);
-const struct hdp_region *hdp_region_lookup_fast(uintptr_t addr);
+HDP_API const struct hdp_region *hdp_region_lookup(uintptr_t addr,
+						   enum hdp_region_lookup how);
+HDP_API const struct hdp_region *hdp_region_lookup_tree(uintptr_t addr);
+HDP_API const struct hdp_region *hdp_region_lookup_fast(uintptr_t addr);
 
 /* Copy the region holding @addr to @out (may be NULL): 0, or -ENOENT. */
-int hdp_region_find(const void *addr, struct hdp_region *out);
+HDP_API int hdp_region_find(const void *addr, struct hdp_region *out);
 
 /* Number of regions registered now. */
-unsigned hdp_region_count(void);
+HDP_API unsigned hdp_region_count(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* HDP_REGION_H */

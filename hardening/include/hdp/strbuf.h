@@ -11,6 +11,10 @@
 
 #include <hdp/compiler.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct hdp_strbuf {
 	char *buf;
 	size_t len;	/* size of buf */
@@ -19,25 +23,31 @@ struct hdp_strbuf {
 
 static inline struct hdp_strbuf hdp_strbuf_init(char *buf, size_t len)
 {
+	struct hdp_strbuf s = { buf, len, 0 };
+
 	if (len)
 		buf[0] = '\0';
-	return (struct hdp_strbuf){ buf, len, 0 };
+	return s;
 }
 
-void hdp_strbuf_printf(struct hdp_strbuf *s, const char *fmt, ...) HDP_PRINTF(2, 3);
+HDP_API void hdp_strbuf_printf(struct hdp_strbuf *s, const char *fmt, ...) HDP_PRINTF(2, 3);
 
 /*
  * Length of the valid UTF-8 sequence at @p (1 to 4), or 0: no overlong
  * forms, no UTF-16 surrogates, nothing past U+10FFFF. It stops at the
  * first byte that does not continue the sequence, so a NUL ends it.
  */
-size_t hdp_utf8_len(const unsigned char *p);
+HDP_API size_t hdp_utf8_len(const unsigned char *p);
 
 /*
  * Append @str as a JSON string, quotes included: '"', '\\' and control
  * characters escaped, valid UTF-8 kept, any other byte as \u00XX (Linux
  * allows all of these in an interface name).
  */
-void hdp_strbuf_json_string(struct hdp_strbuf *s, const char *str);
+HDP_API void hdp_strbuf_json_string(struct hdp_strbuf *s, const char *str);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* HDP_STRBUF_H */

@@ -11,8 +11,14 @@
 
 #include <stdbool.h>
 
+#include <hdp/compiler.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Does this CPU and kernel support MTE for user memory? Cheap after the first call. */
-bool hdp_tag_mte_available(void);
+HDP_API bool hdp_tag_mte_available(void);
 
 /*
  * MTE's tag check modes (the kernel's kasan.mode has the same three):
@@ -39,20 +45,24 @@ enum hdp_tag_check {
 };
 
 /* "sync", "async", "asymm": 0, or -1 for anything else. */
-int hdp_tag_check_parse(const char *s, enum hdp_tag_check *mode);
-const char *hdp_tag_check_name(enum hdp_tag_check mode);
+HDP_API int hdp_tag_check_parse(const char *s, enum hdp_tag_check *mode);
+HDP_API const char *hdp_tag_check_name(enum hdp_tag_check mode);
 
 /* Ask for @mode. 0; -EBUSY once MTE is on in this process with another mode asked. */
-int hdp_tag_check_request(enum hdp_tag_check mode);
+HDP_API int hdp_tag_check_request(enum hdp_tag_check mode);
 
 /* What was asked (the request, else HDP_TAG_CHECK, else sync). */
-enum hdp_tag_check hdp_tag_check_wanted(void);
+HDP_API enum hdp_tag_check hdp_tag_check_wanted(void);
 
 /*
  * The mode in force, as probed when the first MTE pool turned MTE on; -1
  * before that (or with no MTE). @why (may be NULL) gets "" or the line
  * that said why it is not the mode asked for.
  */
-int hdp_tag_check_in_force(const char **why);
+HDP_API int hdp_tag_check_in_force(const char **why);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* HDP_TAG_H */

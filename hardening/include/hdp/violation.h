@@ -14,6 +14,10 @@
 
 #include <hdp/compiler.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * The core's violation kinds, one line each and grouped by the part that
  * finds them: X(KIND, name, doc). The names are stable: reports, counters,
@@ -92,19 +96,19 @@ struct hdp_violation {
  * hdp's own protections' ("redzone_overwritten") and third parties';
  * "unknown" past the last.
  */
-const char *hdp_violation_name(enum hdp_violation_kind kind);
+HDP_API const char *hdp_violation_name(enum hdp_violation_kind kind);
 
 /* How many kinds there are: the core's, hdp's own protections' and third parties'. */
-unsigned hdp_violation_kinds(void);
+HDP_API unsigned hdp_violation_kinds(void);
 
 /* "abort", "drop" or "report". */
-const char *hdp_policy_name(enum hdp_policy policy);
+HDP_API const char *hdp_policy_name(enum hdp_policy policy);
 
 /*
  * Format the one-line report (no trailing newline) into @buf.
  * Returns the length it wanted, as snprintf does.
  */
-int hdp_violation_format(const struct hdp_violation *v, char *buf, size_t len);
+HDP_API int hdp_violation_format(const struct hdp_violation *v, char *buf, size_t len);
 
 /*
  * Act on a detected violation according to @policy. Under ABORT the line
@@ -115,15 +119,15 @@ int hdp_violation_format(const struct hdp_violation *v, char *buf, size_t len);
  * printed: the caller counts it. Counting is the caller's job in every case.
  */
 #define HDP_VIOLATION_REPORTS_PER_SEC 10
-void hdp_violation_report(enum hdp_policy policy, const struct hdp_violation *v);
+HDP_API void hdp_violation_report(enum hdp_policy policy, const struct hdp_violation *v);
 
 /*
  * "@n@unit@rest" into @buf, without stdio or locks (for a detail built in
  * a signal handler), @unit's plural when @n is not 1 ("byte" -> "bytes").
  * Returns @buf.
  */
-const char *hdp_violation_count_detail(char *buf, size_t len, uint64_t n, const char *unit,
-				       const char *rest);
+HDP_API const char *hdp_violation_count_detail(char *buf, size_t len, uint64_t n, const char *unit,
+					       const char *rest);
 
 /* The abort path on its own, for checks that have no policy to consult. */
 HDP_NORETURN void hdp_violation_abort(const struct hdp_violation *v);
@@ -141,7 +145,11 @@ HDP_NORETURN void hdp_violation_abort(const struct hdp_violation *v);
  * Async-signal-safe.
  */
 struct sigaction;
-void hdp_fault_pass_on(struct sigaction *prev, int sig, void *info, void *uctx,
-		       bool comes_again);
+HDP_API void hdp_fault_pass_on(struct sigaction *prev, int sig, void *info, void *uctx,
+			       bool comes_again);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* HDP_VIOLATION_H */

@@ -26,6 +26,12 @@
 #include <hdp/profile.h>
 #include <hdp/violation.h>
 
+#include <hdp/compiler.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define HDP_POOL_NAME_MAX	32		/* including the NUL */
 #define HDP_POOL_MAX		256		/* pools alive at once */
 #define HDP_POOL_OBJ_SIZE_MAX	(1u << 20)	/* 1 MiB */
@@ -86,20 +92,20 @@ struct hdp_pool_params {
  * ENOMEM (no memory, or no hugepages under HDP_POOL_F_NO_FALLBACK),
  * ENOENT or ENOTDIR (huge_dir).
  */
-struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params);
+HDP_API struct hdp_pool *hdp_pool_create(const struct hdp_pool_params *params);
 
 /*
  * Unmap and forget the pool. Objects still in use are reported as leaked.
  * No other thread may use the pool during or after this call; their
  * caches go with the pool.
  */
-void hdp_pool_destroy(struct hdp_pool *pool);
+HDP_API void hdp_pool_destroy(struct hdp_pool *pool);
 
 /* The live pool called @name, or NULL. */
-struct hdp_pool *hdp_pool_find(const char *name);
+HDP_API struct hdp_pool *hdp_pool_find(const char *name);
 
 /* Call @fn for every live pool, in creation order, until it returns non-0. */
-int hdp_pool_foreach(int (*fn)(struct hdp_pool *pool, void *ctx), void *ctx);
+HDP_API int hdp_pool_foreach(int (*fn)(struct hdp_pool *pool, void *ctx), void *ctx);
 
 /*
  * Allocate exactly @n objects or none: returns 0 or -ENOMEM. Every
@@ -113,10 +119,10 @@ int hdp_pool_foreach(int (*fn)(struct hdp_pool *pool, void *ctx), void *ctx);
  * access through a soft-tagged pointer is a bare SIGSEGV. Give the
  * pointer back as it was handed out: its tag is checked on free.
  */
-int hdp_pool_alloc_bulk(struct hdp_pool *pool, void **objs, unsigned n);
+HDP_API int hdp_pool_alloc_bulk(struct hdp_pool *pool, void **objs, unsigned n);
 
 /* Allocate up to @n objects; returns how many were stored in @objs. */
-unsigned hdp_pool_alloc_burst(struct hdp_pool *pool, void **objs, unsigned n);
+HDP_API unsigned hdp_pool_alloc_burst(struct hdp_pool *pool, void **objs, unsigned n);
 
 /*
  * Free up to @n objects; returns how many were freed. A pointer that is not
@@ -124,8 +130,8 @@ unsigned hdp_pool_alloc_burst(struct hdp_pool *pool, void **objs, unsigned n);
  * pool's policy (abort by default; otherwise counted, reported as
  * configured, and not freed).
  */
-unsigned hdp_pool_free_burst(struct hdp_pool *pool, void *const *objs,
-			     unsigned n);
+HDP_API unsigned hdp_pool_free_burst(struct hdp_pool *pool, void *const *objs,
+				     unsigned n);
 
 /*
  * As hdp_pool_free_burst(), telling the pool which bytes of each object
@@ -134,14 +140,14 @@ unsigned hdp_pool_free_burst(struct hdp_pool *pool, void *const *objs,
  * object is all zero", which init_check's sampled whole-object check then
  * reports as a write after free: give the widest extent that was written.
  */
-unsigned hdp_pool_free_burst_extent(struct hdp_pool *pool, void *const *objs,
-				    const struct hdp_extent *ext, unsigned n);
+HDP_API unsigned hdp_pool_free_burst_extent(struct hdp_pool *pool, void *const *objs,
+					    const struct hdp_extent *ext, unsigned n);
 
 /*
  * Free all @n objects, or none if any pointer is invalid: 0 or -EINVAL.
  * (A double free that hardening finds refuses that object alone.)
  */
-int hdp_pool_free_bulk(struct hdp_pool *pool, void *const *objs, unsigned n);
+HDP_API int hdp_pool_free_bulk(struct hdp_pool *pool, void *const *objs, unsigned n);
 
 static inline void *hdp_pool_alloc(struct hdp_pool *pool)
 {
@@ -156,14 +162,14 @@ static inline void hdp_pool_free(struct hdp_pool *pool, void *obj)
 }
 
 /* Return the calling thread's cached objects to the shared stack. */
-void hdp_pool_cache_flush(struct hdp_pool *pool);
+HDP_API void hdp_pool_cache_flush(struct hdp_pool *pool);
 
 /*
  * Return every thread's cached objects to the shared stack, checking each
  * for a double free on the way. Only while no other thread allocates from
  * or frees to the pool. Returns the number of double frees found.
  */
-unsigned hdp_pool_drain(struct hdp_pool *pool);
+HDP_API unsigned hdp_pool_drain(struct hdp_pool *pool);
 
 /*
  * Hardening. A new pool has the built-in profile (bounds, init_on_free
@@ -178,8 +184,8 @@ unsigned hdp_pool_drain(struct hdp_pool *pool);
  * none is left (after 2^32 re-enables of the core's records, 2^31 of the
  * protections beyond the core).
  */
-int hdp_pool_configure(struct hdp_pool *pool, const struct hdp_harden_config *cfg);
-int hdp_pool_set(struct hdp_pool *pool, const char *key, const char *value);
+HDP_API int hdp_pool_configure(struct hdp_pool *pool, const struct hdp_harden_config *cfg);
+HDP_API int hdp_pool_set(struct hdp_pool *pool, const char *key, const char *value);
 
 /*
  * Copy @n bytes into (copy_in: @dst is pool memory) or out of (copy_out:
@@ -187,24 +193,24 @@ int hdp_pool_set(struct hdp_pool *pool, const char *key, const char *value);
  * pool, object) and tags. 0, or -EFAULT when a violation was found and the
  * policy is drop or report (then nothing was copied).
  */
-int hdp_pool_copy_in(struct hdp_pool *pool, void *dst, const void *src, size_t n);
-int hdp_pool_copy_out(struct hdp_pool *pool, void *dst, const void *src, size_t n);
+HDP_API int hdp_pool_copy_in(struct hdp_pool *pool, void *dst, const void *src, size_t n);
+HDP_API int hdp_pool_copy_out(struct hdp_pool *pool, void *dst, const void *src, size_t n);
 
 /*
  * Turn a descriptor (offset from the pool's base, length) into a pointer,
  * checking that it lies in the pool and within its chunk when bounds are
  * on. 0 or -EFAULT.
  */
-int hdp_pool_desc_to_ptr(struct hdp_pool *pool, uint64_t addr, uint32_t len,
-			 void **out);
+HDP_API int hdp_pool_desc_to_ptr(struct hdp_pool *pool, uint64_t addr, uint32_t len,
+				 void **out);
 
 /*
  * A descriptor rule the caller checks itself (a chain's: @kind one of the
  * desc_chain_* kinds), refused: a violation of the pool, under its policy,
  * when its profile has bounds on. -EFAULT.
  */
-int hdp_pool_desc_refuse(struct hdp_pool *pool, enum hdp_violation_kind kind, uint64_t addr,
-			 uint32_t len, const char *detail);
+HDP_API int hdp_pool_desc_refuse(struct hdp_pool *pool, enum hdp_violation_kind kind, uint64_t addr,
+				 uint32_t len, const char *detail);
 
 /*
  * An AF_XDP forwarder checks RX descriptors against the layout inline, one
@@ -212,16 +218,16 @@ int hdp_pool_desc_refuse(struct hdp_pool *pool, enum hdp_violation_kind kind, ui
  * refused one then gets). This counts @n such checks as the pool's, when
  * its profile has bounds on: one call per burst.
  */
-void hdp_pool_count_desc_checks(struct hdp_pool *pool, unsigned n);
+HDP_API void hdp_pool_count_desc_checks(struct hdp_pool *pool, unsigned n);
 
 /* The pool's hardening state, for the hdp_harden_pool_* calls. */
-struct hdp_harden_pool *hdp_pool_harden(struct hdp_pool *pool);
+HDP_API struct hdp_harden_pool *hdp_pool_harden(struct hdp_pool *pool);
 
 /*
  * The pool's slot layout (hdp/layout.h): where its objects are, one
  * stride apart from base, and its guard gaps. Valid while the pool lives.
  */
-const struct hdp_layout *hdp_pool_slots(const struct hdp_pool *pool);
+HDP_API const struct hdp_layout *hdp_pool_slots(const struct hdp_pool *pool);
 
 /* The pool's mapping: its objects, the guard gaps' slots and the rest of its last page. */
 struct hdp_pool_region {
@@ -231,15 +237,15 @@ struct hdp_pool_region {
 	int id;			/* in the region registry */
 };
 
-void hdp_pool_region(const struct hdp_pool *pool, struct hdp_pool_region *out);
-const char *hdp_pool_name(const struct hdp_pool *pool);
+HDP_API void hdp_pool_region(const struct hdp_pool *pool, struct hdp_pool_region *out);
+HDP_API const char *hdp_pool_name(const struct hdp_pool *pool);
 
 /* Index of object @obj (must be valid), and the object at @idx. */
-uint32_t hdp_pool_obj_index(const struct hdp_pool *pool, const void *obj);
-void *hdp_pool_obj_at(const struct hdp_pool *pool, uint32_t idx);
+HDP_API uint32_t hdp_pool_obj_index(const struct hdp_pool *pool, const void *obj);
+HDP_API void *hdp_pool_obj_at(const struct hdp_pool *pool, uint32_t idx);
 
 /* "auto", "huge-anon", "huge-memfd", "huge-file", "plain". */
-const char *hdp_mem_kind_name(enum hdp_mem_kind kind);
+HDP_API const char *hdp_mem_kind_name(enum hdp_mem_kind kind);
 
 struct hdp_pool_stats {
 	char name[HDP_POOL_NAME_MAX];
@@ -270,13 +276,17 @@ struct hdp_pool_stats {
  * A snapshot of the pool's counters. Exact when no other thread is using
  * the pool; otherwise each counter is a recent value of its own.
  */
-void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out);
+HDP_API void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out);
 
 /*
  * Write @st as one JSON object, or as readable "key value" lines, into
  * @buf. Return the length wanted, as snprintf does.
  */
-int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len);
-int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len);
+HDP_API int hdp_pool_stats_json(const struct hdp_pool_stats *st, char *buf, size_t len);
+HDP_API int hdp_pool_stats_text(const struct hdp_pool_stats *st, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* HDP_POOL_H */
