@@ -27,20 +27,20 @@
 
 static unsigned seen_allocs, seen_frees;
 
-static void count_allocs(const struct hdp_protection_burst *b, void **objs, unsigned n)
+static void count_allocs(const struct hdp_protection_burst *b, void **objs, unsigned count)
 {
 	(void)b;
 	(void)objs;
-	seen_allocs += n;
+	seen_allocs += count;
 }
 
 static uint64_t count_frees(const struct hdp_protection_burst *b, void *const *objs,
-			    const struct hdp_extent *ext, unsigned n)
+			    const struct hdp_extent *ext, unsigned count)
 {
 	(void)b;
 	(void)objs;
 	(void)ext;
-	seen_frees += n;
+	seen_frees += count;
 	return 0;
 }
 
