@@ -127,3 +127,14 @@ Test(pool_defaults, a_set_that_would_turn_another_key_off_is_refused)
 	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "used"), 0);
 	hdp_pool_destroy(pool);
 }
+
+Test(pool_defaults, a_refused_free_says_so)
+{
+	struct hdp_pool *pool = bare("told", HDP_POLICY_REPORT);
+	char *obj = hdp_pool_alloc(pool);
+
+	cr_assert_eq(hdp_pool_free(pool, obj + 8), -EINVAL, "an interior pointer");
+	cr_assert_eq(hdp_pool_free(pool, obj), 0);
+	cr_assert_eq(hdp_pool_free(pool, obj), -EINVAL, "a double free");
+	hdp_pool_destroy(pool);
+}

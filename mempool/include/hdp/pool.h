@@ -17,6 +17,7 @@
 #ifndef HDP_POOL_H
 #define HDP_POOL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -156,9 +157,14 @@ static inline void *hdp_pool_alloc(struct hdp_pool *pool)
 	return hdp_pool_alloc_burst(pool, &obj, 1) ? obj : NULL;
 }
 
-static inline void hdp_pool_free(struct hdp_pool *pool, void *obj)
+/*
+ * Free one object: 0, or -EINVAL when the pool refused it (no object of
+ * the pool, a double free, a stale handle: a violation, seen here under
+ * the drop and report policies; abort does not return).
+ */
+static inline int hdp_pool_free(struct hdp_pool *pool, void *obj)
 {
-	hdp_pool_free_burst(pool, &obj, 1);
+	return hdp_pool_free_burst(pool, &obj, 1) == 1 ? 0 : -EINVAL;
 }
 
 /* Return the calling thread's cached objects to the shared stack. */
