@@ -130,6 +130,12 @@ int bounds_check(struct hdp_harden_pool *hp, unsigned flags, const void *p, size
  */
 bool tag_mte_probe(void);
 int tag_mte_attach(struct hdp_harden_pool *hp);
+/*
+ * The page size @addr is mapped with, in KiB (/proc/self/smaps; 0 when
+ * unknown): Linux maps only base pages PROT_MTE (anonymous memory, THP
+ * included, and shmem), so attach fails with EINVAL on hugetlb pages.
+ */
+unsigned long tag_mte_page_kb(const void *addr);
 
 /*
  * A pool's memory and MTE (hp->mte). SWITCHING lasts while attach maps it

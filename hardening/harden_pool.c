@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /*
  * The pool's memory described once: registered as a region, this state
@@ -243,6 +244,7 @@ static uint32_t sample_field(uint32_t n)
 static int attach_tags(struct hdp_harden_pool *hp, const struct hdp_profile *p)
 {
 	bool mte = p->tag == HDP_TAG_MTE || (p->tag == HDP_TAG_AUTO && tag_mte_probe());
+	unsigned long page_kb;
 	int ret;
 
 	/* A tag's neighbours and MTE's mapping assume one run of slots. */
@@ -259,7 +261,13 @@ static int attach_tags(struct hdp_harden_pool *hp, const struct hdp_profile *p)
 		return -EINVAL;
 	}
 	ret = tag_mte_attach(hp);
-	if (ret)
+	page_kb = ret == -EINVAL ? tag_mte_page_kb((const void *)hp->layout.base) : 0;
+	if (page_kb > (unsigned long)sysconf(_SC_PAGESIZE) / 1024)
+		hdp_log(HDP_LOG_ERR, "pool '%s': tag=%s: its memory is on %lu kB hugepages, which "
+			"Linux does not map with PROT_MTE; give the pool plain pages (hdp-fwd puts "
+			"its UMEM on them when it starts with tags on, and without huge_dir)",
+			hp->name, hdp_tag_mode_name(p->tag), page_kb);
+	else if (ret)
 		hdp_log(HDP_LOG_ERR, "pool '%s': cannot prepare mte tags: %s", hp->name,
 			strerror(-ret));
 	return ret;

@@ -15,6 +15,8 @@
 #include <hdp/tag.h>
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "config.h"
 
@@ -475,6 +477,25 @@ unsigned tag_mte_choose(void *obj, const unsigned *avoid, unsigned n)
 	return 1;
 }
 #endif
+
+unsigned long tag_mte_page_kb(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[4352];	/* a mapping's line, its path included (PATH_MAX) */
+	unsigned long lo, hi, kb = 0;
+	bool in = false;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+		else if (in && sscanf(line, "KernelPageSize: %lu kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return in ? kb : 0;
+}
 
 bool hdp_tag_mte_available(void)
 {

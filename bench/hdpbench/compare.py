@@ -41,7 +41,7 @@ whose ratio to hdp-off is the run's noise.
                      (with the generator on CPU 0: it flatters all of them)
   --contenders LIST  e.g. hdp-off,hdp-default,hdp-default-busy,kernel-socket:
                      hdp-PROFILE (off, bounds, bounds-tree, init, init-used,
-                     tag-N, all, redzone, redzone-canary, quarantine, shuffle;
+                     tag-N, mte-N (arm64), all, redzone, redzone-canary, quarantine, shuffle;
                      default and strict are configs/*.ini as shipped), -busy
                      adds --busy-poll, +KEY=VALUE+... more keys; ini:PATH
                      hdp-fwd on a configuration file of your own, as it is;

@@ -42,6 +42,8 @@ PROFILES = {
     "shuffle": "bounds=off,init_on_free=used,init_check=off,tag=off,shuffle=on",
 }
 TAG = "bounds=off,init_on_free=off,init_check=off,tag=soft,tag_sample="
+# mte-N: tag-N with arm64's MTE instead of soft tags (the lab's arm64 guest).
+MTE = "bounds=off,init_on_free=off,init_check=off,tag=mte,tag_sample="
 SHIPPED = ("default", "strict")
 KERNEL = ("kernel-xdp", "kernel-socket", "testpmd", "bridge")
 DROP = "pool.umem.on_violation=drop"
@@ -58,6 +60,8 @@ def profile_spec(profile):
         return PROFILES[profile]
     if profile.startswith("tag-"):
         return TAG + profile[len("tag-"):]
+    if profile.startswith("mte-"):
+        return MTE + profile[len("mte-"):]
     return None
 
 

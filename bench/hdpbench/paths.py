@@ -16,8 +16,9 @@ _BUILD_PLACES = {
     "hdp-ctl": "dataplane/hdp-ctl",
     "hdp-bench": "bench/hdp-bench",
     "hdp-lab-netlink": "bench/hdp-lab-netlink",
+    "hdp-lab-loopback": "bench/hdp-lab-loopback",
 }
-_LIBEXEC = ("hdp-lab-netlink",)
+_LIBEXEC = ("hdp-lab-netlink", "hdp-lab-loopback")
 
 
 class Paths:

@@ -23,14 +23,20 @@ struct afxdp_engine {
 	bool forwarded;			/* it ran, and stopped */
 };
 
-/* Hugepages for the UMEM: raise the reservation if allowed; else say so later. */
+/*
+ * Hugepages for the UMEM: raise the reservation if allowed; else say so
+ * later. None for a UMEM on plain pages (MTE).
+ */
 static void reserve_hugepages(const struct hdp_fwd_cfg *cfg)
 {
 	unsigned long want = ((unsigned long)cfg->frames * cfg->frame_size + (2ul << 20) - 1) >> 21;
 	unsigned long total = 0, free_pages = 0;
 	char line[128];
-	FILE *fp = fopen("/proc/meminfo", "re");
+	FILE *fp;
 
+	if (hdp_fwd_umem_on_plain_pages(cfg))
+		return;
+	fp = fopen("/proc/meminfo", "re");
 	if (!fp)
 		return;
 	while (fgets(line, sizeof(line), fp)) {

@@ -167,6 +167,24 @@ static void default_src_mac(struct fwd_port *p)
 		hdp_mac_of_interface(p->cfg.ifname, p->cfg.src_mac);
 }
 
+/*
+ * Linux maps only base pages PROT_MTE (anonymous memory, THP included, and
+ * shmem), never hugetlb pages: a UMEM whose frames MTE tags, from the start
+ * (tag=mte, or auto where the CPU has MTE) or after a switch at run time
+ * (soft tags on a CPU with MTE), takes plain pages, unless hugetlbfs was
+ * asked for by name (then tag=mte is refused, saying why). A UMEM with
+ * tags off keeps its hugepages; switching it to mte later is refused.
+ */
+bool hdp_fwd_umem_on_plain_pages(const struct hdp_fwd_cfg *c)
+{
+	struct hdp_profile p;
+
+	if (c->huge_dir[0])
+		return false;
+	hdp_harden_config_resolve(&c->harden, HDP_FWD_UMEM_POOL, &p);
+	return p.tag == HDP_TAG_MTE || (p.tag != HDP_TAG_OFF && hdp_tag_mte_available());
+}
+
 /* The UMEM pool: one description, for the pool and for the check of its profile. */
 static struct hdp_pool_params umem_params(const struct hdp_fwd_cfg *c)
 {
@@ -175,7 +193,8 @@ static struct hdp_pool_params umem_params(const struct hdp_fwd_cfg *c)
 		.obj_size = c->frame_size,
 		.obj_align = c->frame_size,
 		.obj_count = c->frames,
-		.mem = c->huge_dir[0] ? HDP_MEM_HUGE_FILE : HDP_MEM_AUTO,
+		.mem = c->huge_dir[0] ? HDP_MEM_HUGE_FILE
+		       : hdp_fwd_umem_on_plain_pages(c) ? HDP_MEM_PLAIN : HDP_MEM_AUTO,
 		.huge_dir = c->huge_dir[0] ? c->huge_dir : NULL,
 	};
 }

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.join(SOURCE, "bench"))
 
 from hdpbench import contenders  # noqa: E402
 from hdpbench.kernel import cli, cpio, experiments as ex, kernels, qemu, report  # noqa: E402
+from hdpbench.kernel import report_arm64  # noqa: E402
 from hdpbench.kernel.errors import LabError  # noqa: E402
 
 
@@ -154,6 +155,64 @@ class Figures(unittest.TestCase):
         self.assertEqual(len(failed), 2, failed)
 
 
+def loopback(proto, msgs, seconds, tagged, skipped):
+    return {"step": "loopback", "label": proto, "proto": proto, "messages": msgs,
+            "bytes": msgs * 100, "seconds": seconds,
+            "before": {"kl_tagged": 0, "kl_skipped": 0},
+            "after": {"kl_tagged": tagged, "kl_skipped": skipped}}
+
+
+def arm64_boot(experiment, label, results, rnd=1):
+    b = boot(experiment, label, results, kernel=ex.ARM64, rnd=rnd)
+    b["arch"] = "arm64"
+    return b
+
+
+class Seed002(unittest.TestCase):
+    def test_ratios_to_kasan_off_of_the_same_round_and_counts_a_message(self):
+        boots = []
+        for rnd, scale in ((1, 1.0), (2, 0.5)):   # round 2 on a machine twice as slow
+            boots.append(arm64_boot("seed002", "kasan off", [
+                loopback("tcp", int(1000 * scale), 1.0, 0, 0),
+                loopback("udp", int(1000 * scale), 1.0, 0, 0)], rnd))
+            boots.append(arm64_boot("seed002", "sync, sample 10", [
+                loopback("tcp", int(800 * scale), 1.0, int(80 * scale), int(720 * scale)),
+                loopback("udp", int(500 * scale), 1.0, int(50 * scale), int(450 * scale))], rnd))
+        rows = {r["boot"]: r for r in report_arm64.seed002_table(doc_of(boots))}
+        self.assertAlmostEqual(rows["sync, sample 10"]["tcp_over_off"], 0.8)
+        self.assertAlmostEqual(rows["sync, sample 10"]["udp_over_off"], 0.5)
+        self.assertAlmostEqual(rows["sync, sample 10"]["tagged_per_message"], 0.1)
+        self.assertAlmostEqual(rows["sync, sample 10"]["skipped_per_message"], 0.9)
+
+    def test_the_arm64_ci_checks_pass_on_a_good_boot_and_name_a_bad_one(self):
+        lab = "enabled 1 mode 0 sample 10 sample_order 3 tagged {} skipped {}"
+        good = [
+            {"step": "kasan", "said": "kasan: KernelAddressSanitizer initialized (hw-tags, "
+             "mode=sync, vmalloc=on, stacktrace=on)", "mte": "MTE: enabled in synchronous mode",
+             "reports": 0, "lab": lab.format(3, 30)},
+            {"step": "mteprobe", "granules": 1024, "wrong": 0},
+            loopback("tcp", 100, 1.0, 10, 90),
+            {"step": "tap", "label": "test_fwd_mte", "mode": "sync", "status": 0, "ok": 9,
+             "not_ok": 0},
+            {"step": "provoke", "mode": "sync", "cases": 44, "caught": 44, "missed": ""},
+            {"step": "switch", "label": "soft-to-mte-sync", "status": 0, "alive": 1, "set": 0,
+             "tags": "tags mte, checked sync"},
+            {"step": "switch", "label": "off-to-mte-refused", "status": 0, "alive": 1, "set": 1,
+             "answer": "pool 'umem': tag=mte: its memory is on 2048 kB hugepages, ...",
+             "tags": "tags off, checked sync"},
+            {"step": "verify", "label": "mte-1-sync", "count": 10, "status": 0},
+            {"step": "kasan", "reports": 0, "lab": lab.format(13, 120)}]
+        checks = report.ci_checks(doc_of([arm64_boot("ci", "CI, arm64", good)]))
+        self.assertTrue(all(c["ok"] for c in checks), [c for c in checks if not c["ok"]])
+        bad = [dict(r) for r in good]
+        bad[1]["wrong"] = 512            # QEMU 7.2: tags per page half
+        bad[4]["caught"] = 43
+        bad[-1]["lab"] = lab.format(130, 20)   # not 1 in 10
+        failed = [c["name"] for c in report.ci_checks(doc_of([arm64_boot("ci", "CI", bad)]))
+                  if not c["ok"]]
+        self.assertEqual(len(failed), 3, failed)
+
+
 class Plans(unittest.TestCase):
     def test_a_contender_command_survives_the_guests_shell(self):
         line = ex._flow("hdp-strict", 60, 4, "hdp-strict")
@@ -169,6 +228,31 @@ class Plans(unittest.TestCase):
                 self.assertIn(step, ("probe", "knob", "flow", "verify", "hackbench", "netlink"))
                 if step in ("flow", "verify"):
                     self.assertTrue(contenders.known(line.split()[1].split("/")[0]), line)
+
+    def test_the_arm64_plans_run_known_steps_and_contenders(self):
+        s = ex.Settings()
+        steps = ("probe", "kasan", "mteprobe", "loopback", "tap", "provoke", "verify", "flow",
+                 "mtu", "switch")
+        for spec in ex.seed002_boots(s, (ex.ARM64,)) + ex.mte_boots(s, (ex.ARM64,)) + \
+                ex.ci_boots((ex.ARM64,)):
+            self.assertEqual(spec.kernel, ex.ARM64)
+            for line in spec.plan:
+                words = shlex.split(line)
+                self.assertIn(words[0], steps, line)
+                if words[0] in ("flow", "verify", "switch"):
+                    cmd = words[{"flow": 4, "verify": 4, "switch": 6}[words[0]]:]
+                    if cmd[0] == "env":    # a tag check mode for hdp-fwd's process
+                        self.assertRegex(cmd[1], r"^HDP_TAG_CHECK=(sync|async|asymm)$")
+                        cmd = cmd[2:]
+                    self.assertIn(cmd[0], ("hdp-fwd", "hdp-sockfwd"), line)
+        self.assertEqual(ex.seed002_boots(s, (ex.ARM64,))[0].append, "kasan=off")
+
+    def test_a_switch_runs_hdp_fwd_with_its_control_socket(self):
+        words = shlex.split(ex._under_mode(ex._switch("x", 10, "hdp-tag-1", "umem", "tag", "mte"),
+                                           "async"))
+        self.assertEqual(words[:8], ["switch", "x", "10", "umem", "tag", "mte", "env",
+                                     "HDP_TAG_CHECK=async"])
+        self.assertEqual(words[words.index("--ctl") + 1], ex.CTL_SOCKET)
 
     def test_seed001_has_its_off_boot_first_and_6_12_has_no_knob(self):
         boots = ex.seed001_boots(ex.Settings(), ("6.1",))
@@ -192,6 +276,26 @@ class Cache(unittest.TestCase):
             with open(os.path.join(lab, "patches/v/a.patch"), "w") as f:
                 f.write("two")
             self.assertNotEqual(first, kernels.cache_key(k, lab))
+
+    def test_an_arm64_kernel_is_keyed_apart_and_built_with_the_cross_compiler(self):
+        with tempfile.TemporaryDirectory() as lab:
+            os.makedirs(os.path.join(lab, "config"))
+            with open(os.path.join(lab, "config", "c.config"), "w") as f:
+                f.write("CONFIG_X=y")
+            x86 = kernels.Kernel("v", "linux-source-none", "/none.tar.xz", (), ("c.config",), "t")
+            arm = kernels.Kernel("v", "linux-source-none", "/none.tar.xz", (), ("c.config",), "t",
+                                 arch="arm64")
+            self.assertNotEqual(kernels.cache_key(x86, lab), kernels.cache_key(arm, lab))
+        self.assertEqual(arm.cross, ["ARCH=arm64", "CROSS_COMPILE=aarch64-linux-gnu-"])
+        self.assertEqual((arm.image_target, x86.image_target, x86.cross), ("Image", "bzImage", []))
+
+    def test_the_arm64_guest_boots_on_virt_with_mte_and_a_virtio_console(self):
+        with tempfile.TemporaryDirectory() as d:
+            cmd = qemu.Boot("Image", "initrd", "kasan=off", "tcg", d, arch="arm64").cmd
+        self.assertIn("virt,mte=on", cmd)
+        self.assertIn("virtconsole,chardev=results", cmd)
+        self.assertTrue(cmd[-1].startswith("console=ttyAMA0 lab_results=/dev/hvc0"), cmd[-1])
+        self.assertTrue(cmd[cmd.index("-kernel") - 1] != "host")
 
     def test_missing_sources_name_the_debian_package(self):
         k = kernels.Kernel("v", "linux-source-9.9", "/nonexistent.tar.xz", (), (), "test")

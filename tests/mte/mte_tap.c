@@ -15,6 +15,8 @@ volatile int *mte_ran_on;
 
 int mte_tap_start(void)
 {
+	/* Each line out as it is said: a test that aborts keeps what it said before. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!hdp_tag_mte_available()) {
 		printf("1..0 # SKIP no MTE here: run under qemu-aarch64 -cpu max\n");
 		return 1;
@@ -55,6 +57,13 @@ void dies_when(void (*fn)(void), int sig, const char *words, int later, const ch
 		exit(1);
 	pid = fork();
 	if (pid == 0) {
+		/*
+		 * The mark's page mapped in this process before the access: a
+		 * kernel does not copy a shared mapping's entries at fork, and
+		 * the page fault of a first write would be the kernel entry that
+		 * delivers an asynchronous fault before the mark is made.
+		 */
+		*mte_ran_on = 0;
 		dup2(fds[1], STDERR_FILENO);
 		fn();
 		_exit(0);
@@ -88,6 +97,13 @@ void lives(void (*fn)(void), const char *what)
 		exit(1);
 	pid = fork();
 	if (pid == 0) {
+		/*
+		 * The mark's page mapped in this process before the access: a
+		 * kernel does not copy a shared mapping's entries at fork, and
+		 * the page fault of a first write would be the kernel entry that
+		 * delivers an asynchronous fault before the mark is made.
+		 */
+		*mte_ran_on = 0;
 		dup2(fds[1], STDERR_FILENO);
 		fn();
 		_exit(0);

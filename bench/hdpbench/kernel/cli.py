@@ -34,6 +34,16 @@ boots each under QEMU with an initramfs of this tree's programs, and runs:
             init on alloc and on free, with and without its own list
   mission   hdp-off, default.ini and strict.ini against the socket path
             (knob N and Y) and kernel XDP, in the seed000 guest
+  seed002   in the arm64 guest (QEMU virt with MTE, TCG): seed 002's
+            loopback test (TCP and UDP) and the socket path with
+            hardware tag-based KASAN off, and on in sync, async and asymm
+            mode, every page_alloc tagged and 1 in 10 of order 3 and up
+            (kasan.page_alloc.sample), each against kasan=off
+  mte       in the arm64 guest, KASAN off: the MTE tests of the arm64 lane
+            under a real kernel, hdp-fwd's AF_XDP path verified byte for
+            byte with its UMEM tagged (tag=mte) in each tag check mode,
+            and its cost at tag_sample 1 and 10 against hdp-off and soft
+            tags
 
 Every figure is a ratio to its own "off" in the same guest or round of
 boots, labelled with the accelerator (TCG timings are not comparable with
@@ -45,9 +55,13 @@ the seeds' hardware figures; what the lab calls reproduced rests on counts).
                    switches, the exclusion list reaches the caches'
                    init_excluded attribute, the counters move where the
                    check is, and hdp-fwd forwards with hdp-sink verifying;
+                   with --kernels 6.12-arm64, the arm64 guest's: KASAN's
+                   tags on and sampled, the loopback test, the forwarder's
+                   foreign-descriptor check and hdp-fwd verified under MTE;
                    exit 1 if a check fails
-  --experiments    seed000,seed001,mission (default: all)
-  --kernels        6.1,6.12 (default: both; seed001 and the knob need 6.1)
+  --experiments    seed000,seed001,mission,seed002,mte (default: all)
+  --kernels        6.1,6.12,6.12-arm64 (default: all; with --ci: 6.1); seed001
+                   and the knob need 6.1, seed002 and mte the arm64 guest
   --trials N       rounds (default 3)
   --seconds S      per measurement window (default 4)
   --accel          auto (a trial boot decides; /dev/kvm alone is not enough)
@@ -97,7 +111,7 @@ def parse(argv):
     mode.add_argument("--ci", action="store_true")
     p.add_argument("--experiments", type=_list(run.EXPERIMENTS, "--experiments"),
                    default=run.EXPERIMENTS)
-    p.add_argument("--kernels", type=_list(tuple(KERNELS), "--kernels"), default=tuple(KERNELS))
+    p.add_argument("--kernels", type=_list(tuple(KERNELS), "--kernels"), default=None)
     p.add_argument("--trials", type=_positive(int), default=None)
     p.add_argument("--seconds", type=_positive(float), default=None)
     p.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")

@@ -41,9 +41,29 @@ def _flow(label, size, seconds, contender):
     return f"flow {label} {size} {seconds} {cmd}"
 
 
-def _verify(label, count, contender):
+def _verify(label, count, contender, sizes="60-1514"):
     cmd = " ".join(shlex.quote(w) for w in contenders.command(contender, GUEST_CONFIGS))
-    return f"verify {label} {count} {cmd}"
+    return f"verify {label} {count} {sizes} {cmd}"
+
+
+CTL_SOCKET = "/run/hdp-lab.sock"
+
+
+def _switch(label, count, contender, pool, key, value):
+    """verify's traffic through @contender with its control socket on,
+    "hdp-ctl set POOL KEY VALUE" sent while it flows."""
+    argv = contenders.command(contender, GUEST_CONFIGS)
+    argv[argv.index("--ctl") + 1] = CTL_SOCKET
+    cmd = " ".join(shlex.quote(w) for w in argv)
+    return f"switch {label} {count} {pool} {key} {value} {cmd}"
+
+
+def _under_mode(line, mode):
+    """A flow, verify or switch plan line whose hdp-fwd runs in tag check
+    @mode (the process's, HDP_TAG_CHECK; tag_check in [global] likewise)."""
+    words = line.split(" ")
+    cut = 6 if words[0] == "switch" else 4
+    return " ".join(words[:cut] + ["env", f"HDP_TAG_CHECK={mode}"] + words[cut:])
 
 
 # --- seed 000: the usercopy vmalloc check, on the socket path and beside it
@@ -145,19 +165,121 @@ def seed001_boots(s, kernels):
     return boots
 
 
+# --- seed 002: hardware tag-based KASAN on arm64 MTE, sampled; hdp's MTE
+
+ARM64 = "6.12-arm64"
+MTE_MODES = ("sync", "async", "asymm")
+# What landed for seed 002 (6.3): sample 1 in N page_alloc allocations of
+# order >= O; O = 3 is the skb frag page order the seed targets.
+SEED002_BOOTS = (
+    ("kasan off", "kasan=off"),
+    ("sync, sample 1", "kasan=on kasan.mode=sync"),
+    ("sync, sample 10", "kasan=on kasan.mode=sync kasan.page_alloc.sample=10 "
+                        "kasan.page_alloc.sample.order=3"),
+    ("async, sample 1", "kasan=on kasan.mode=async"),
+    ("async, sample 10", "kasan=on kasan.mode=async kasan.page_alloc.sample=10 "
+                         "kasan.page_alloc.sample.order=3"),
+    ("asymm, sample 1", "kasan=on kasan.mode=asymm"),
+    ("asymm, sample 10", "kasan=on kasan.mode=asymm kasan.page_alloc.sample=10 "
+                         "kasan.page_alloc.sample.order=3"),
+)
+# Seed 002's loopback test: messages that take order-3 pages (a TCP write
+# of 32 KiB fills the socket's page frags; a UDP datagram past a page
+# takes alloc_skb_with_frags' pages).
+LOOPBACK = (("tcp", 32768), ("udp", 16384))
+
+
+def mte_contender(sample, backend="mte"):
+    """hdp-fwd with its UMEM tagged 1 in @sample allocations by @backend."""
+    return f"hdp-{'mte' if backend == 'mte' else 'tag'}-{sample}"
+
+
+def seed002_boots(s, kernels):
+    """Each KASAN setting in a boot of its own: the loopback test over TCP
+    and UDP and the kernel socket path between veths, each a ratio to the
+    kasan=off boot of the same round."""
+    if ARM64 not in kernels:
+        return []
+    boots = []
+    for label, append in SEED002_BOOTS:
+        plan = ["probe", "kasan", "mteprobe"]
+        for proto, size in LOOPBACK:
+            plan.append(f"loopback {proto} {proto} {size} {s.seconds}")
+        for size in s.sizes:
+            plan.append(_flow("kernel-socket", size, s.seconds, "kernel-socket"))
+        boots.append(BootSpec("seed002", ARM64, label, append, 2, plan))
+    return boots
+
+
+def mte_boots(s, kernels):
+    """hdp-fwd under MTE in the arm64 guest, KASAN off: the MTE tests of
+    the arm64 lane under a real kernel, hdp-fwd's AF_XDP path verified
+    byte for byte with its UMEM tagged in each mode, and its cost as
+    ratios to hdp-off, beside soft tags."""
+    if ARM64 not in kernels:
+        return []
+    plan = ["probe", "kasan", "mteprobe"]
+    for prog in ("test_mte", "test_mte_switch", "test_fwd_mte"):
+        plan += [f"tap {prog} {mode} /usr/bin/{prog}" for mode in MTE_MODES]
+    plan += [f"provoke {mode}" for mode in MTE_MODES]
+    for mode in MTE_MODES:
+        plan.append(_under_mode(_verify(f"mte-1-{mode}", 2000, mte_contender(1)), mode))
+    # Jumbo frames, chains of up to 5 frames, at MTU 9000; then back to 1500.
+    plan.append("mtu 9000")
+    for mode in MTE_MODES:
+        plan.append(_under_mode(_verify(f"mte-1-{mode}-jumbo", 2000, mte_contender(1),
+                                        "60-9014"), mode))
+    plan.append("mtu 1500")
+    # Soft tags switched to MTE at run time, frames held across the switch;
+    # and tags off (the UMEM on hugepages) to MTE: refused, saying why.
+    for mode in MTE_MODES:
+        plan.append(_under_mode(_switch(f"soft-to-mte-{mode}", 2000, "hdp-tag-1", "umem", "tag",
+                                        "mte"), mode))
+    plan.append(_switch("off-to-mte-refused", 1000, "hdp-off", "umem", "tag", "mte"))
+    for size in s.sizes:
+        plan.append(_flow("hdp-off", size, s.seconds, "hdp-off"))
+        for sample in (1, 10):
+            plan.append(_flow(f"soft-{sample}", size, s.seconds, mte_contender(sample, "soft")))
+            for mode in MTE_MODES:
+                plan.append(_under_mode(_flow(f"mte-{sample}-{mode}", size, s.seconds,
+                                              mte_contender(sample)), mode))
+    return [BootSpec("mte", ARM64, "kasan off, hdp-fwd under MTE", "kasan=off", 2, plan)]
+
+
 # --- the CI lane's short points
 
 
 def ci_boots(kernels):
-    """One boot of the 6.1 kernel with both seeds' patches: the knob exists
-    and switches, the exclusion list reaches the caches' attribute, the
-    counters move where the check is, and hdp-fwd forwards, verified."""
-    plan = ["probe", "knob Y", "netlink knob-Y peek 65536 1 1", "knob N",
-            "netlink knob-N peek 65536 1 1",
-            _flow("kernel-socket/knob-N", 60, 1, "kernel-socket"),
-            "hackbench ci 2 20",
-            _verify("hdp-default", 2000, "hdp-default")]
-    return [BootSpec("ci", "6.1", "CI", "init_on_alloc=1 init_exclude=default,af_unix", 2, plan)]
+    """On 6.1, one boot with both seeds' patches: the knob exists and
+    switches, the exclusion list reaches the caches' attribute, the
+    counters move where the check is, and hdp-fwd forwards, verified. On
+    the arm64 guest, one boot with KASAN's tags sampled as seed 002 asks:
+    the kernel says so, the loopback test runs, the forwarder's check of
+    foreign descriptors holds under MTE, and hdp-fwd forwards with its
+    UMEM tagged, verified."""
+    boots = []
+    if "6.1" in kernels:
+        plan = ["probe", "knob Y", "netlink knob-Y peek 65536 1 1", "knob N",
+                "netlink knob-N peek 65536 1 1",
+                _flow("kernel-socket/knob-N", 60, 1, "kernel-socket"),
+                "hackbench ci 2 20",
+                _verify("hdp-default", 2000, "hdp-default")]
+        boots.append(BootSpec("ci", "6.1", "CI", "init_on_alloc=1 init_exclude=default,af_unix",
+                              2, plan))
+    if ARM64 in kernels:
+        plan = ["probe", "kasan", "mteprobe", "loopback tcp tcp 32768 1",
+                "tap test_fwd_mte sync /usr/bin/test_fwd_mte", "provoke sync",
+                _under_mode(_switch("soft-to-mte-sync", 2000, "hdp-tag-1", "umem", "tag", "mte"),
+                            "sync"),
+                _switch("off-to-mte-refused", 1000, "hdp-off", "umem", "tag", "mte"),
+                _under_mode(_verify("mte-1-sync", 2000, mte_contender(1)), "sync"),
+                "mtu 9000",
+                _under_mode(_verify("mte-1-sync-jumbo", 1000, mte_contender(1), "60-9014"),
+                            "sync"),
+                "kasan"]
+        boots.append(BootSpec("ci", ARM64, "CI, arm64",
+                              dict(SEED002_BOOTS)["sync, sample 10"], 2, plan))
+    return boots
 
 
 # --- figures from results
@@ -196,6 +318,19 @@ def netlink_figures(r):
     for key, name in (("uc_vmalloc", "vmalloc_checks"), ("uc_bypassed", "vmalloc_bypassed")):
         d = delta(r, key)
         out[name + "_per_message"] = d / msgs if d is not None and msgs else None
+    return out
+
+
+def loopback_figures(r):
+    """Messages a second, and KASAN's page_allocs of the sampled orders
+    tagged and skipped a message (the arm64 lab patch's counters)."""
+    if not isinstance(r.get("messages"), int) or not r.get("seconds"):
+        return None
+    msgs = r["messages"]
+    out = {"messages_per_s": msgs / r["seconds"], "gbps": r["bytes"] * 8 / r["seconds"] / 1e9}
+    for key in ("tagged", "skipped"):
+        d = delta(r, "kl_" + key)
+        out[key + "_per_message"] = d / msgs if d is not None and msgs else None
     return out
 
 

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 
+from . import guest_arm64
 from .cpio import Archive
 from .errors import LabError
 
@@ -52,11 +53,8 @@ def host_program(name, package, candidates):
     raise LabError(f"the guest needs {name}: install Debian's {package}")
 
 
-def build_base(path, paths):
-    """The image every boot shares, written gzipped to @path."""
-    image = Archive()
-    for d in ("proc", "sys", "dev", "tmp", "run", "etc", "lab"):
-        image.directory(d)
+def _host_guest(paths):
+    """The x86_64 guest's programs, the tree's and the host's, and their libraries."""
     programs = []
     for name in TREE_PROGRAMS:
         p = paths.program(name)
@@ -68,11 +66,27 @@ def build_base(path, paths):
         target = "bin/busybox" if name == "busybox" else "usr/bin/" + name
         programs.append((target, host_program(name, package, candidates)))
     libs = set()
-    for target, p in programs:
-        image.copy(target, p, 0o755)
+    for _, p in programs:
         libs.update(shared_libraries(p))
-    for lib in sorted(libs):
-        image.copy(lib, os.path.realpath(lib), 0o755)
+    return programs, [(lib.lstrip("/"), os.path.realpath(lib)) for lib in sorted(libs)]
+
+
+def _arm64_guest(paths):
+    if paths.installed:
+        raise LabError("the arm64 guest runs from a source tree with its arm64 build "
+                       "(scripts/build-arm64), not from an installed hdp", status=2)
+    programs = guest_arm64.programs(os.path.dirname(os.path.dirname(paths.lab)))
+    return programs, guest_arm64.libraries([p for _, p in programs])
+
+
+def build_base(path, paths, arch="x86_64"):
+    """The image every boot of an @arch guest shares, written gzipped to @path."""
+    image = Archive()
+    for d in ("proc", "sys", "dev", "tmp", "run", "etc", "lab"):
+        image.directory(d)
+    programs, libs = (_arm64_guest if arch == "arm64" else _host_guest)(paths)
+    for target, p in programs + libs:
+        image.copy(target, p, 0o755)
     image.copy("init", os.path.join(paths.lab, "guest", "init"), 0o755)
     for name in ("default.ini", "strict.ini"):
         image.copy("lab/configs/" + name, os.path.join(paths.configs, name), 0o644)

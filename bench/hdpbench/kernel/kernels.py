@@ -19,6 +19,21 @@ from .errors import LabError
 RECIPE = 1
 
 
+# What every lab kernel must keep after olddefconfig, whatever its arch.
+COMMON_OPTIONS = ("SMP", "SLUB", "HARDENED_USERCOPY", "DEBUG_FS", "XDP_SOCKETS", "VETH", "NET_NS",
+                  "BPF_SYSCALL", "BPF_JIT", "UNIX", "PACKET", "BLK_DEV_INITRD", "HUGETLBFS")
+
+# Per guest arch: make's arguments, the image target and where make leaves it,
+# the compiler (its version goes into the cache key) and its Debian package.
+ARCHES = {
+    "x86_64": {"make": [], "target": "bzImage", "image": "arch/x86/boot/bzImage",
+               "gcc": "gcc", "gcc_package": "gcc"},
+    "arm64": {"make": ["ARCH=arm64", "CROSS_COMPILE=aarch64-linux-gnu-"], "target": "Image",
+              "image": "arch/arm64/boot/Image", "gcc": "aarch64-linux-gnu-gcc",
+              "gcc_package": "gcc-aarch64-linux-gnu"},
+}
+
+
 @dataclass(frozen=True)
 class Kernel:
     name: str
@@ -29,10 +44,18 @@ class Kernel:
     about: str
     has_knob: bool = False        # seed 000's bypass_usercopy_vmalloc_check
     has_init_exclude: bool = False  # the lab's init_exclude= (seed 001)
-    required: tuple = field(default=(
-        "SMP", "SLUB", "HARDENED_USERCOPY", "DEBUG_FS", "XDP_SOCKETS", "VETH", "NET_NS",
-        "BPF_SYSCALL", "BPF_JIT", "UNIX", "PACKET", "SERIAL_8250_CONSOLE", "BLK_DEV_INITRD",
-        "HUGETLBFS", "X86_MPPARSE"))
+    arch: str = "x86_64"          # the guest's; arm64 is cross-built and booted under TCG
+    required: tuple = field(default=COMMON_OPTIONS + (
+        "SERIAL_8250_CONSOLE", "X86_MPPARSE"))
+
+    @property
+    def cross(self):
+        """make's ARCH= and CROSS_COMPILE= for this kernel; none for the host's."""
+        return ARCHES[self.arch]["make"]
+
+    @property
+    def image_target(self):
+        return ARCHES[self.arch]["target"]
 
 
 KERNELS = {
@@ -51,6 +74,19 @@ KERNELS = {
         fragments=("base.config",),
         about="Debian's 6.12, upstream's answer to seed 000 (vmap nodes, 6.9), with the "
               "lab's usercopy counters only"),
+    "6.12-arm64": Kernel(
+        name="6.12-arm64", package="linux-source-6.12", tarball="/usr/src/linux-source-6.12.tar.xz",
+        patches=("6.12/0001-lab-usercopy-counters.patch",
+                 "6.12-arm64/0001-lab-kasan-sample-counts.patch"),
+        fragments=("base.config", "arm64.config"),
+        about="Debian's 6.12 for an arm64 guest with MTE (QEMU virt,mte=on under TCG) and "
+              "hardware tag-based KASAN, whose page_alloc sampling (6.3) is what seed 002 "
+              "became; the lab's usercopy counters and counts of the page_allocs the "
+              "sampling tags and skips",
+        arch="arm64",
+        required=COMMON_OPTIONS + (
+            "ARM64_MTE", "KASAN", "KASAN_HW_TAGS", "ARM64_TAGGED_ADDR_ABI",
+            "SERIAL_AMBA_PL011_CONSOLE", "VIRTIO_MMIO", "VIRTIO_CONSOLE")),
 }
 
 BUILD_TOOLS = (("make", "make"), ("gcc", "gcc"), ("flex", "flex"), ("bison", "bison"),
@@ -91,7 +127,9 @@ def _which(prog):
 
 
 def check_build_tools(kernel):
-    missing = [pkg for prog, pkg in BUILD_TOOLS if not _which(prog)]
+    arch = ARCHES[kernel.arch]
+    tools = BUILD_TOOLS + ((arch["gcc"], arch["gcc_package"]),)
+    missing = [pkg for prog, pkg in tools if not _which(prog)]
     missing += [pkg for path, pkg in BUILD_HEADERS if not os.path.exists(path)]
     if not os.path.exists(kernel.tarball):
         missing.insert(0, kernel.package)
@@ -110,14 +148,17 @@ def source_version(kernel):
     return out.stdout.strip() or "unknown"
 
 
-def _gcc_version():
-    out = subprocess.run(["gcc", "--version"], capture_output=True, text=True, check=False)
+def _gcc_version(kernel):
+    out = subprocess.run([ARCHES[kernel.arch]["gcc"], "--version"], capture_output=True,
+                         text=True, check=False)
     return out.stdout.splitlines()[0] if out.stdout else "unknown"
 
 
 def cache_key(kernel, lab_dir):
     h = hashlib.sha256()
-    h.update(f"recipe {RECIPE}\n{kernel.package} {source_version(kernel)}\n{_gcc_version()}\n".encode())
+    h.update(f"recipe {RECIPE}\n{kernel.package} {source_version(kernel)}\n{_gcc_version(kernel)}\n".encode())
+    if kernel.arch != "x86_64":  # the x86 kernels' keys as they were, their caches valid
+        h.update(f"arch {kernel.arch}\n".encode())
     for rel in kernel.patches:
         with open(os.path.join(lab_dir, "patches", rel), "rb") as f:
             h.update(rel.encode() + b"\0" + f.read())
@@ -155,7 +196,7 @@ class Built:
     def __init__(self, kernel, directory):
         self.kernel = kernel
         self.dir = directory
-        self.image = os.path.join(directory, "bzImage")
+        self.image = os.path.join(directory, os.path.basename(ARCHES[kernel.arch]["image"]))
         with open(os.path.join(directory, "build.json")) as f:
             self.info = json.load(f)
 
@@ -195,7 +236,7 @@ def _build_in(kernel, lab_dir, work, final, key, jobs, say):
     for rel in kernel.patches:
         _run(["patch", "-p1", "--forward", "--batch", "-i", os.path.join(lab_dir, "patches", rel)],
              log, cwd=src, what="patch " + rel)
-    make = ["make", "-C", src, "O=" + obj]
+    make = ["make", "-C", src, "O=" + obj] + kernel.cross
     _run(make + ["tinyconfig"], log, what="make tinyconfig")
     fragments = [os.path.join(lab_dir, "config", f) for f in kernel.fragments]
     _run([os.path.join(src, "scripts/kconfig/merge_config.sh"), "-m", "-O", obj,
@@ -205,10 +246,11 @@ def _build_in(kernel, lab_dir, work, final, key, jobs, say):
     if missing:
         raise LabError(f"kernel {kernel.name}: the config lost {', '.join(missing)} in "
                        "olddefconfig (a dependency the fragment does not give)", status=1)
-    _run(make + [f"-j{jobs}", "bzImage"], log, what="make bzImage")
+    _run(make + [f"-j{jobs}", kernel.image_target], log, what="make " + kernel.image_target)
     seconds = time.monotonic() - start
     os.makedirs(final + ".new", exist_ok=True)
-    shutil.copy(os.path.join(obj, "arch/x86/boot/bzImage"), final + ".new/bzImage")
+    image = ARCHES[kernel.arch]["image"]
+    shutil.copy(os.path.join(obj, image), os.path.join(final + ".new", os.path.basename(image)))
     shutil.copy(os.path.join(obj, ".config"), final + ".new/config")
     shutil.copy(log, final + ".new/build.log")
     with open(os.path.join(src, "Makefile")) as f:
@@ -217,7 +259,8 @@ def _build_in(kernel, lab_dir, work, final, key, jobs, say):
             "package_version": source_version(kernel),
             "release": f"{head.get('VERSION')}.{head.get('PATCHLEVEL')}.{head.get('SUBLEVEL')}",
             "patches": list(kernel.patches), "fragments": list(kernel.fragments),
-            "key": key, "build_seconds": round(seconds, 1), "jobs": jobs, "gcc": _gcc_version(),
+            "arch": kernel.arch, "key": key, "build_seconds": round(seconds, 1), "jobs": jobs,
+            "gcc": _gcc_version(kernel),
             "built_at": time.strftime("%Y-%m-%d %H:%M:%S")}
     with open(final + ".new/build.json", "w") as f:
         json.dump(info, f, indent=1)

@@ -11,7 +11,22 @@ import time
 
 from .errors import LabError
 
-QEMU = "qemu-system-x86_64"
+# Per guest arch: QEMU's program and where it comes from, and the kernel
+# parameters that say where the console and the results go. An arm64
+# guest is QEMU's virt board with MTE under TCG (no KVM for a foreign
+# arch), pauth-impdef for a faster TCG, plain pages for its UMEM (6.12
+# refuses PROT_MTE on hugetlb mappings), and its results on a virtio
+# console: virt has one UART, the console's. Its QEMU is Debian 13's,
+# unpacked with its libraries by scripts/install-deps into a root run
+# through its own loader: Debian 12's QEMU 7.2 keeps MTE tags per page
+# half, not per 16-byte granule, in system emulation.
+ARCHES = {
+    "x86_64": {"qemu": "qemu-system-x86_64", "package": "qemu-system-x86", "root": None,
+               "append": "console=ttyS0"},
+    "arm64": {"qemu": "qemu-system-aarch64", "package": "qemu-system-arm",
+              "root": "/usr/local/lib/hdp/qemu-arm64",
+              "append": "console=ttyAMA0 lab_results=/dev/hvc0 LAB_HUGEPAGES=0"},
+}
 
 # Every QEMU this process started and has not reaped: stopped at exit.
 _running = set()
@@ -43,11 +58,44 @@ def install_signal_handlers():
         signal.signal(s, _on_signal)
 
 
-def require_qemu():
+def _root(arch):
+    return ARCHES[arch]["root"]
+
+
+def qemu_command(arch):
+    """argv[0...] that runs @arch's QEMU: the one on PATH, or one unpacked
+    into a root of its own, through that root's loader and libraries."""
+    root = _root(arch)
+    if not root:
+        return [ARCHES[arch]["qemu"]]
+    return [os.path.join(root, "root/usr/lib64/ld-linux-x86-64.so.2"), "--library-path",
+            os.path.join(root, "root/usr/lib/x86_64-linux-gnu"),
+            os.path.join(root, "root/usr/bin", ARCHES[arch]["qemu"])]
+
+
+def qemu_versions(arch):
+    """What @arch's QEMU root holds, 'package:arch version' per line ([] on PATH)."""
+    root = _root(arch)
+    try:
+        with open(os.path.join(root, "VERSIONS")) as f:
+            return [line.strip() for line in f if line.strip().startswith("qemu-system")]
+    except (OSError, TypeError):
+        return []
+
+
+def require_qemu(arch="x86_64"):
+    qemu = ARCHES[arch]["qemu"]
+    root = _root(arch)
+    if root:
+        if not os.access(qemu_command(arch)[-1], os.X_OK):
+            raise LabError(f"{qemu_command(arch)[-1]} is not there: run scripts/install-deps as "
+                           "root, which unpacks Debian 13's qemu-system-arm there (Debian 12's "
+                           "QEMU 7.2 keeps MTE tags wrongly in system emulation)", status=2)
+        return
     for d in os.environ.get("PATH", "/usr/bin").split(":"):
-        if os.access(os.path.join(d, QEMU), os.X_OK):
+        if os.access(os.path.join(d, qemu), os.X_OK):
             return
-    raise LabError(f"{QEMU} is not installed: install Debian's qemu-system-x86")
+    raise LabError(f"{qemu} is not installed: install Debian's {ARCHES[arch]['package']}")
 
 
 _RESULT = re.compile(r'(\w+)=("([^"]*)"|\S*)')
@@ -83,14 +131,22 @@ class Boot:
     """One boot of @kernel with @initrd: its results, console and timing."""
 
     def __init__(self, kernel, initrd, append, accel, workdir, cpus=2, memory=2048,
-                 timeout=900, silence=None):
-        self.cmd = [QEMU, "-accel", accel, "-cpu", "max" if accel == "tcg" else "host",
+                 timeout=900, silence=None, arch="x86_64"):
+        results = os.path.join(workdir, "results.log")
+        if arch == "arm64":
+            machine = ["-M", "virt,mte=on", "-accel", "tcg", "-cpu", "max,pauth-impdef=on"]
+            results_port = ["-device", "virtio-serial-device",
+                            "-chardev", f"file,id=results,path={results}",
+                            "-device", "virtconsole,chardev=results"]
+        else:
+            machine = ["-accel", accel, "-cpu", "max" if accel == "tcg" else "host"]
+            results_port = ["-serial", "file:" + results]
+        self.cmd = [*qemu_command(arch), *machine,
                     "-smp", str(cpus), "-m", str(memory), "-display", "none",
                     "-monitor", "none", "-no-reboot", "-nodefaults",
                     "-kernel", kernel, "-initrd", initrd,
-                    "-serial", "file:" + os.path.join(workdir, "console.log"),
-                    "-serial", "file:" + os.path.join(workdir, "results.log"),
-                    "-append", "console=ttyS0 panic=-1 oops=panic " + append]
+                    "-serial", "file:" + os.path.join(workdir, "console.log"), *results_port,
+                    "-append", f"{ARCHES[arch]['append']} panic=-1 oops=panic {append}"]
         self.workdir = workdir
         self.timeout = timeout
         self.silence = silence    # stop if the console says nothing for this long

@@ -10,6 +10,7 @@ import sys
 import bench_out
 
 from . import experiments as ex
+from . import report_arm64
 from .errors import LabError
 
 SEED_FIGURES = {
@@ -240,19 +241,30 @@ def tables(doc):
             "vmalloc_slab": vmalloc_slab_table(doc),
             "seed000_hdp": hdp_table(doc, "seed000", ex.SEED000_HDP),
             "mission": mission_table(doc), "seed001": seed001_table(doc),
-            "seed001_hdp": hdp_table(doc, "seed001", ex.SEED001_HDP)}
+            "seed001_hdp": hdp_table(doc, "seed001", ex.SEED001_HDP),
+            "seed002": report_arm64.seed002_table(doc), "mte": report_arm64.mte_table(doc)}
 
 
 # --- the CI lane's checks
 
 def ci_checks(doc):
-    rs = [r for b in doc["boots"] for r in b["results"]]
-    by = lambda step, **kw: [r for r in rs if r.get("step") == step and
-                             all(r.get(k) == v for k, v in kw.items())]
+    """The checks of each lane that ran: the 6.1 guest's, the arm64 guest's."""
     checks = []
 
     def check(name, ok, detail):
         checks.append({"name": name, "ok": bool(ok), "detail": detail})
+
+    if any(b["kernel"] == "6.1" for b in doc["boots"]):
+        _ci_checks_61(doc, check)
+    if any(b.get("arch") == "arm64" for b in doc["boots"]):
+        report_arm64.ci_checks(doc, check)
+    return checks
+
+
+def _ci_checks_61(doc, check):
+    rs = [r for b in doc["boots"] if b["kernel"] == "6.1" for r in b["results"]]
+    by = lambda step, **kw: [r for r in rs if r.get("step") == step and
+                             all(r.get(k) == v for k, v in kw.items())]
 
     probe = by("probe")
     check("the guest booted and ran its plan to the end", by("end"),
@@ -291,7 +303,6 @@ def ci_checks(doc):
     v = by("verify")
     check("hdp-fwd forwards in the guest, every frame verified by hdp-sink",
           v and v[0].get("status") == 0, f"{v[0] if v else 'no result'}")
-    return checks
 
 
 # --- output
@@ -392,10 +403,7 @@ def markdown(doc):
                        " | ".join(_fmt(r[f'socket_{s}_over_off'], 3) for s in doc["settings"]["sizes"])
                        + " |")
         out.append("")
-    if not doc.get("checks"):
-        out += ["## Seed 002: sampled KASAN on arm64 MTE", "",
-                "Needs an arm64 guest with MTE (qemu-system-aarch64 -M virt,mte=on), which this "
-                "lab does not build yet: no figure.", ""]
+    out += report_arm64.markdown(doc)
     failed = [b for b in doc["boots"] if not b["ended"]]
     if failed:
         out += ["## Boots that did not end", ""]

@@ -287,6 +287,9 @@ bool hdp_fwd_eal_names_lcores(int argc, char *const *argv);
  */
 int hdp_fwd_umem_profile_check(const struct hdp_fwd_cfg *cfg);
 
+/* The UMEM takes plain pages: MTE tags its frames, now or after a switch, and hugetlb pages cannot hold MTE tags. */
+bool hdp_fwd_umem_on_plain_pages(const struct hdp_fwd_cfg *cfg);
+
 /* The bytes of a packet one frame of @frame_size holds. */
 static inline uint32_t hdp_fwd_frame_room(uint32_t frame_size)
 {
