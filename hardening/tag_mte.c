@@ -136,10 +136,16 @@ static int set_thread_mode(unsigned long tcf)
 }
 
 /*
- * Child: a bad read (@write false) or write through a page of tag 0 with
- * a pointer of tag 3, in mode @tcf. Exits 1 for a fault at the access, 2
- * for one delivered later, 3 for none.
+ * The probe's child: a bad read (@write false) or write through a page of
+ * tag 0 with a pointer of tag 3, in mode @tcf. Exits 1 for a fault at the
+ * access, 2 for one delivered later, 3 for none.
  */
+struct probe {
+	unsigned long tcf;
+	bool write;
+	char *page;
+};
+
 static void probe_child_segv(int sig, siginfo_t *si, void *uctx)
 {
 	(void)sig;
@@ -147,43 +153,81 @@ static void probe_child_segv(int sig, siginfo_t *si, void *uctx)
 	_exit(si->si_code == SEGV_MTESERR ? 1 : si->si_code == SEGV_MTEAERR ? 2 : 4);
 }
 
+static int probe_child(void *arg)
+{
+	const struct probe *pr = arg;
+	struct sigaction sa = { .sa_sigaction = probe_child_segv, .sa_flags = SA_SIGINFO };
+	volatile char *p = (volatile char *)((uintptr_t)pr->page | 3ull << HDP_TAG_SHIFT);
+
+	/* Its own handler table (no CLONE_SIGHAND): the parent's stays as it is. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, NULL);
+	if (set_thread_mode(pr->tcf))
+		_exit(5);
+	if (pr->write)
+		p[0] = 1;
+	else
+		(void)p[0];
+	/* An asynchronous fault is delivered at the next kernel entry. */
+	getppid();
+	_exit(3);
+}
+
+static char probe_failure[96];	/* why the last probe could not run */
+
+/*
+ * One probe, in a child that shares the parent's memory (CLONE_VM) rather
+ * than a fork: a fork of a process whose UMEM an AF_XDP socket has pinned
+ * copies every pinned page at once (they must stay the parent's for the
+ * device), and fails when they are hugepages and no spare ones are left,
+ * which is how a switch to MTE at run time found it.
+ */
 static int probe_access(unsigned long tcf, bool write)
 {
-	int status;
-	pid_t pid = fork();
+	const size_t stack_len = 64 * 1024;
+	struct probe pr = { .tcf = tcf, .write = write };
+	char *stack;
+	int status, ret = -1;
+	pid_t pid;
 
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		struct sigaction sa = { .sa_sigaction = probe_child_segv, .sa_flags = SA_SIGINFO };
-		volatile char *p;
-		char *page;
-
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGSEGV, &sa, NULL);
-		page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_MTE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (page == MAP_FAILED || set_thread_mode(tcf))
-			_exit(5);
-		p = (volatile char *)((uintptr_t)page | 3ull << HDP_TAG_SHIFT);
-		if (write)
-			p[0] = 1;
-		else
-			(void)p[0];
-		/* An asynchronous fault is delivered at the next kernel entry. */
-		getppid();
-		_exit(3);
+	stack = mmap(NULL, stack_len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	pr.page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_MTE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (stack == MAP_FAILED || pr.page == MAP_FAILED) {
+		snprintf(probe_failure, sizeof(probe_failure), "could not map its pages: %s",
+			 strerror(errno));
+		goto out;
+	}
+	/* The parent waits (CLONE_VFORK): nothing else runs on the child's stack. */
+	pid = clone(probe_child, stack + stack_len, CLONE_VM | CLONE_VFORK | SIGCHLD, &pr);
+	if (pid < 0) {
+		snprintf(probe_failure, sizeof(probe_failure), "could not start: clone: %s",
+			 strerror(errno));
+		goto out;
 	}
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		if (errno != EINTR) {
+			snprintf(probe_failure, sizeof(probe_failure), "lost its child: waitpid: %s",
+				 strerror(errno));
+			goto out;
+		}
+	if (WIFEXITED(status))
+		ret = WEXITSTATUS(status);
+	else
+		snprintf(probe_failure, sizeof(probe_failure), "died of signal %d",
+			 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+out:
+	if (stack != MAP_FAILED)
+		munmap(stack, stack_len);
+	if (pr.page != MAP_FAILED)
+		munmap(pr.page, 4096);
+	return ret;
 }
 
 /*
  * What a thread in mode @tcf really gets, read from a bad read and a bad
- * write; -1 when the probe itself failed (no fork, a child that died of
- * something else), and @how says what happened.
+ * write; -1 when the probe itself failed, and @how says what happened.
  */
 static int probe_mode(unsigned long tcf, const char **how)
 {
@@ -198,7 +242,7 @@ static int probe_mode(unsigned long tcf, const char **how)
 		return HDP_TAG_CHECK_ASYMM;
 	if (rd == 3 && wr == 3)
 		return HDP_TAG_CHECK_NONE;
-	*how = rd < 0 || wr < 0 ? "could not run (fork or wait failed)" : "gave no clear answer";
+	*how = rd < 0 || wr < 0 ? probe_failure : "gave no clear answer";
 	return -1;
 }
 
