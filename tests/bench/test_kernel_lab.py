@@ -216,6 +216,17 @@ class Seed002(unittest.TestCase):
                   if not c["ok"]]
         self.assertEqual(len(failed), 4, failed)
 
+    def test_a_check_run_in_every_round_is_one_row_failing_if_any_round_failed(self):
+        rows = [{"what": "test_mte (sync)", "ok": True, "detail": "20 ok"},
+                {"what": "test_mte (sync)", "ok": False, "detail": "19 ok, 1 not ok"},
+                {"what": "test_mte (sync)", "ok": True, "detail": "20 ok"},
+                {"what": "test_mte (async)", "ok": True, "detail": "20 ok"}]
+        merged = report_arm64._over_rounds(rows)
+        self.assertEqual(len(merged), 2)
+        self.assertFalse(merged[0]["ok"])
+        self.assertEqual(merged[0]["detail"], "2 of 3 rounds ok; 19 ok, 1 not ok")
+        self.assertEqual(merged[1], rows[3])
+
 
 class Plans(unittest.TestCase):
     def test_a_contender_command_survives_the_guests_shell(self):
