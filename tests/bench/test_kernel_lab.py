@@ -196,11 +196,11 @@ class Seed002(unittest.TestCase):
              "not_ok": 0},
             {"step": "provoke", "mode": "sync", "cases": 44, "caught": 44, "missed": ""},
             {"step": "switch", "label": "soft-to-mte-sync", "status": 0, "alive": 1, "set": 0,
-             "tags": "tags mte, checked sync"},
+             "back": 1, "tags": "tags mte, checked sync"},
             {"step": "switch", "label": "off-to-mte-refused", "status": 0, "alive": 1, "set": 1,
-             "answer": "pool 'umem': tag=mte: its memory is on 2048 kB hugepages, ...",
+             "back": 1, "answer": "pool 'umem': tag=mte: its memory is on 2048 kB hugepages, ...",
              "tags": "tags off, checked sync"},
-            {"step": "verify", "label": "mte-1-sync", "count": 10, "status": 0},
+            {"step": "verify", "label": "mte-1-sync", "count": 10, "status": 0, "back": 1},
             {"step": "kasan", "reports": 0, "lab": lab.format(13, 120)}]
         checks = report.ci_checks(doc_of([arm64_boot("ci", "CI, arm64", good)]))
         self.assertTrue(all(c["ok"] for c in checks), [c for c in checks if not c["ok"]])
@@ -212,9 +212,10 @@ class Seed002(unittest.TestCase):
         bad[6]["answer"] = ("error: tag_check = sync: the probe of the mode in force could "
                             "not start: clone: Cannot allocate memory; assuming sync "
                             + good[6]["answer"])
+        bad[7]["back"] = 0              # a frame not given back when hdp-fwd stopped
         failed = [c["name"] for c in report.ci_checks(doc_of([arm64_boot("ci", "CI", bad)]))
                   if not c["ok"]]
-        self.assertEqual(len(failed), 4, failed)
+        self.assertEqual(len(failed), 5, failed)
 
     def test_a_check_run_in_every_round_is_one_row_failing_if_any_round_failed(self):
         rows = [{"what": "test_mte (sync)", "ok": True, "detail": "20 ok"},

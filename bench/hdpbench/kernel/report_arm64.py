@@ -109,6 +109,11 @@ def mte_table(doc):
     return rows
 
 
+def _back(r):
+    return ("every frame back in the pool at the stop" if r.get("back") == 1 else
+            "hdp-fwd did not say every frame came back to the pool")
+
+
 def mte_checks(doc):
     """What the arm64 guest showed of MTE: each TAP program and each verify."""
     rows = []
@@ -138,14 +143,16 @@ def mte_checks(doc):
                 switched = switched and "probe of the mode in force" not in answer
                 rows.append({"what": f"hdp-fwd {r['label']}: hdp-ctl set umem tag mte under "
                                      "traffic, hdp-sink verifying",
-                             "ok": r.get("status") == 0 and r.get("alive") == 1 and switched,
+                             "ok": r.get("status") == 0 and r.get("alive") == 1 and switched
+                             and r.get("back") == 1,
                              "detail": f"set: {r.get('set')} ({r.get('answer')}); after: "
                                        f"{r.get('tags')}; still running: {r.get('alive')}; "
-                                       f"{r.get('said', r.get('error'))}"})
+                                       f"{_back(r)}; {r.get('said', r.get('error'))}"})
             elif r.get("step") == "verify":
                 rows.append({"what": f"hdp-fwd {r['label']}: AF_XDP, hdp-sink verifying",
-                             "ok": r.get("status") == 0,
-                             "detail": f"{r.get('count')} frames; {r.get('said', r.get('error'))}"})
+                             "ok": r.get("status") == 0 and r.get("back") == 1,
+                             "detail": f"{r.get('count')} frames; {_back(r)}; "
+                                       f"{r.get('said', r.get('error'))}"})
     return rows
 
 
