@@ -158,10 +158,17 @@ static int probe_child(void *arg)
 	const struct probe *pr = arg;
 	struct sigaction sa = { .sa_sigaction = probe_child_segv, .sa_flags = SA_SIGINFO };
 	volatile char *p = (volatile char *)((uintptr_t)pr->page | 3ull << HDP_TAG_SHIFT);
+	sigset_t segv;
 
-	/* Its own handler table (no CLONE_SIGHAND): the parent's stays as it is. */
+	/*
+	 * Its own handler table (no CLONE_SIGHAND): the parent's stays as it
+	 * is. A fault the calling thread blocks would kill the child instead.
+	 */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSEGV, &sa, NULL);
+	sigemptyset(&segv);
+	sigaddset(&segv, SIGSEGV);
+	sigprocmask(SIG_UNBLOCK, &segv, NULL);
 	if (set_thread_mode(pr->tcf))
 		_exit(5);
 	if (pr->write)
