@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(SOURCE, "bench"))
 
 from hdpbench import contenders  # noqa: E402
 from hdpbench.kernel import cli, cpio, experiments as ex, kernels, qemu, report  # noqa: E402
-from hdpbench.kernel import report_arm64  # noqa: E402
+from hdpbench.kernel import guest_arm64, report_arm64  # noqa: E402
 from hdpbench.kernel.errors import LabError  # noqa: E402
 
 
@@ -275,6 +275,46 @@ class Plans(unittest.TestCase):
         self.assertEqual(boots[0].label, "off")
         for spec in ex.seed000_boots(ex.Settings(), ("6.12",)):
             self.assertFalse(any(l.startswith("knob") for l in spec.plan))
+
+
+class GuestLibraries(unittest.TestCase):
+    """The arm64 image takes what programs' headers name, as root."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.saved = guest_arm64.GUEST_ROOT
+        guest_arm64.GUEST_ROOT = self.tmp.name
+        self.libdir = os.path.join(self.tmp.name, "root", guest_arm64.LIB_DIRS[0])
+        os.makedirs(self.libdir)
+
+    def tearDown(self):
+        guest_arm64.GUEST_ROOT = self.saved
+        self.tmp.cleanup()
+
+    def lib(self, name, uid):
+        path = os.path.join(self.libdir, name)
+        with open(path, "w") as f:
+            f.write("x")
+        if os.geteuid() == 0:
+            os.chown(path, uid, -1)
+        return path
+
+    def test_a_needed_name_that_is_a_path_is_refused(self):
+        for name in ("../../../../etc/shadow", "/etc/shadow", "..", ""):
+            with self.assertRaises(LabError, msg=name) as e:
+                guest_arm64._find(name, "hdp-fwd")
+            self.assertIn("not a file name", str(e.exception))
+
+    def test_a_library_another_user_owns_is_refused(self):
+        self.lib("libplanted.so.1", 65534)
+        with self.assertRaises(LabError) as e:
+            guest_arm64._find("libplanted.so.1", "hdp-fwd")
+        self.assertIn("not root's", str(e.exception))
+
+    @unittest.skipUnless(os.geteuid() == 0, "a root-owned file needs root to make")
+    def test_roots_library_in_the_guest_root_is_found(self):
+        path = self.lib("libhdpguest.so.1", 0)
+        self.assertEqual(guest_arm64._find("libhdpguest.so.1", "hdp-fwd"), path)
 
 
 class Cache(unittest.TestCase):

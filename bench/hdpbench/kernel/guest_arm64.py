@@ -11,7 +11,7 @@ import subprocess
 from .errors import LabError
 
 # What scripts/install-deps unpacks: a root of arm64 packages and their versions.
-GUEST_ROOT = os.environ.get("HDP_ARM64_GUEST", "/usr/local/lib/hdp/arm64-guest")
+GUEST_ROOT = "/usr/local/lib/hdp/arm64-guest"
 
 # The tree's programs in the arm64 build: the x86 guest's, and hdp-provoke
 # for the catalogue's forwarder cases under tags.
@@ -85,10 +85,19 @@ def _needed(path):
 
 
 def _find(lib, asked_by):
+    """The library @lib names, in a root-owned library directory: the lab
+    runs as root and packs what it finds into the image, so a name from a
+    program's headers is a file name, never a path, and what it resolves
+    to must be root's."""
+    if "/" in lib or lib in ("", ".", ".."):
+        raise LabError(f"{asked_by} names {lib!r} as a library it needs: not a file name")
     for top in (os.path.join(GUEST_ROOT, "root"), "/"):
         for d in LIB_DIRS:
             p = os.path.join(top, d, lib)
             if os.path.exists(p):
+                if os.stat(p).st_uid != 0:
+                    raise LabError(f"{asked_by} needs {lib}: {os.path.realpath(p)} is not "
+                                   "root's, and the lab, run as root, packs only root's files")
                 return p
     raise LabError(f"{asked_by} needs {lib}, found in no arm64 library directory "
                    "(scripts/install-deps installs them)")
