@@ -28,8 +28,12 @@
 static struct hdp_fwd_dpdk_module dpdk_module;	/* loaded with EAL arguments */
 static bool keep_caps;
 
+static char *described(int (*describe)(char *buf, size_t len));
+
 static void usage(FILE *f)
 {
+	char *key_options = described(hdp_fwd_key_options_describe);
+
 	fprintf(f,
 "usage: hdp-fwd [OPTIONS] [-- EAL-ARGUMENTS]\n"
 "Forward packets between AF_XDP ports, every frame in a hardened pool.\n"
@@ -43,30 +47,7 @@ static void usage(FILE *f)
 "                        will not refuse it), or 2 with the errors start-up would give\n"
 "  --harden SPEC         hardening overrides, e.g. \"tag_sample=10,pool.umem.bounds=off\"\n"
 "                        (keys in docs/HARDENING.md); wins over the file\n"
-"  --ports IF[:Q],IF[:Q]... ports, forwarded in pairs (first<->second, ...);\n"
-"                        IF alone: every RX queue it has, queue by queue\n"
-"  --mode io|macswap|l2  io: untouched; macswap: swap MACs; l2: MACs from [port:IF]\n"
-"  --cores LIST          one worker per CPU listed, pinned (e.g. 1 or 0,1; auto:\n"
-"                        every CPU allowed); default one unpinned worker\n"
-"  --duration SECONDS    stop after this long (default: run until SIGINT/SIGTERM)\n"
-"  --stats-interval S    seconds between status lines (0: none; default 1)\n"
-"  --ctl PATH            control socket for hdp-ctl (default %s; \"none\" for none)\n"
-"  --busy-poll           run each port's receive work in hdp-fwd's own syscalls\n"
-"                        (preferred busy polling) instead of sleeping in poll():\n"
-"                        sets napi_defer_hard_irqs, gro_flush_timeout and threaded\n"
-"                        NAPI off while it runs; exits with status 2 where the\n"
-"                        kernel gives the sockets no NAPI to poll (veth)\n"
-"  --idle-spin US        once idle, keep checking the RX rings for US microseconds\n"
-"                        (sched_yield() between checks) before sleeping in poll():\n"
-"                        CPU for latency at low load (default 0: sleep at once;\n"
-"                        up to 1000000; nothing with --busy-poll)\n"
-"  --frames N            UMEM frames (default 8192)\n"
-"  --metrics-file PATH   write the stats in Prometheus' text format to PATH\n"
-"                        (atomically, in metrics_mode, 0644) every stats interval,\n"
-"                        or every second with none: for node_exporter's textfile\n"
-"                        collector; a PATH holding anything but hdp-fwd's own\n"
-"                        metrics is refused (status 2)\n"
-"  --user NAME|UID       once set up, run as this user (its control socket too)\n"
+"%s"
 "  --keep-capabilities   do not drop every capability once set up (debugging)\n"
 "  --list-keys           every key: the pools' (in [pool:...], --harden and hdp-ctl\n"
 "                        set: its protection) and hdp-fwd's own ([global], [port:IF]):\n"
@@ -82,7 +63,8 @@ static void usage(FILE *f)
 "or changes that need a restart, are refused with a message and change nothing.\n"
 "Exit status: 0 clean stop, 1 runtime failure, 2 bad options or configuration\n"
 "(every error that comes from the configuration).\n",
-		HDP_CTL_DEFAULT_PATH);
+		key_options ? key_options : "  (the options that set keys: out of memory)\n");
+	free(key_options);
 }
 
 /* Text of @describe's, which measures it first (as snprintf); NULL when out of memory. */
@@ -125,29 +107,23 @@ static bool check_only;		/* --check-config: print what would run, and exit */
 static const char *config_file;
 static char **eal_argv;
 
+/* getopt's value for the first option that sets a key: past every character. */
+#define KEY_OPTION 256
+
 static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 {
-	static const struct option opts[] = {
+	/* Options that set no key; the keys' own follow them (config/options.c). */
+	static const struct option own[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", required_argument, NULL, 'k' },
 		{ "harden", required_argument, NULL, 'H' },
-		{ "ports", required_argument, NULL, 'p' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "cores", required_argument, NULL, 'C' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "stats-interval", required_argument, NULL, 's' },
-		{ "ctl", required_argument, NULL, 'x' },
-		{ "busy-poll", no_argument, NULL, 'b' },
-		{ "idle-spin", required_argument, NULL, 'i' },
-		{ "frames", required_argument, NULL, 'f' },
-		{ "metrics-file", required_argument, NULL, 'M' },
 		{ "keep-capabilities", no_argument, NULL, 'K' },
-		{ "user", required_argument, NULL, 'u' },
 		{ "list-keys", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
-		{ 0 },
 	};
+	struct option opts[HDP_ARRAY_SIZE(own) + 32];
+	unsigned nopts = HDP_ARRAY_SIZE(own);
 	const char *config = NULL, *harden = NULL;
 	int opt, ret = 0;
 
@@ -186,7 +162,14 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 	config_file = config;
 	if (config && hdp_fwd_cfg_load(cfg, config))
 		return 2;
+	memcpy(opts, own, sizeof(own));
+	nopts += hdp_fwd_key_options(opts + nopts, HDP_ARRAY_SIZE(opts) - 1 - nopts, KEY_OPTION);
+	opts[nopts] = (struct option){ 0 };
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt >= KEY_OPTION) {
+			ret |= hdp_fwd_cfg_set_option(cfg, (unsigned)(opt - KEY_OPTION), optarg);
+			continue;
+		}
 		switch (opt) {
 		case 'c':
 			break;
@@ -196,45 +179,8 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 		case 'H':
 			harden = optarg;
 			break;
-		case 'p':
-			ret |= hdp_fwd_cfg_set_ports(cfg, optarg, "--ports");
-			break;
-		case 'm':
-			ret |= hdp_fwd_cfg_set_global(cfg, "mode", optarg, "--mode", 0);
-			break;
-		case 'C':
-			ret |= hdp_fwd_cfg_set_cores(cfg, optarg, "--cores");
-			break;
-		case 'd':
-			ret |= hdp_fwd_cfg_set_global(cfg, "duration", optarg, "--duration", 0);
-			break;
-		case 's':
-			ret |= hdp_fwd_cfg_set_global(cfg, "stats_interval", optarg,
-						      "--stats-interval", 0);
-			break;
-		case 'x':
-			ret |= hdp_fwd_cfg_set_global(cfg, "ctl_socket",
-						      strcmp(optarg, "none") ? optarg : "",
-						      "--ctl", 0);
-			break;
-		case 'b':
-			ret |= hdp_fwd_cfg_set_global(cfg, "busy_poll", "on", "--busy-poll", 0);
-			break;
-		case 'i':
-			ret |= hdp_fwd_cfg_set_global(cfg, "idle_spin_us", optarg, "--idle-spin", 0);
-			break;
 		case 'K':
 			keep_caps = true;
-			break;
-		case 'u':
-			ret |= hdp_fwd_cfg_set_global(cfg, "user", optarg, "--user", 0);
-			break;
-		case 'f':
-			ret |= hdp_fwd_cfg_set_global(cfg, "frames", optarg, "--frames", 0);
-			break;
-		case 'M':
-			ret |= hdp_fwd_cfg_set_global(cfg, "metrics_file", optarg,
-						      "--metrics-file", 0);
 			break;
 		case 'h':
 			usage(stdout);

@@ -58,6 +58,13 @@ const char *cfg_port_key_name(unsigned k);
 const char *cfg_port_key_text(const struct hdp_fwd_cfg *cfg, unsigned i, unsigned k, char *buf,
 			      size_t len);
 
+/*
+ * [global] key @key set to @value, named at @source:@line (--OPTION and 0
+ * for an option): 0, or -EINVAL logged as the parser logs it.
+ */
+int cfg_key_set(struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key, const char *value,
+		const char *source, int line);
+
 /* The cores key; its value as it reads. */
 int cfg_cores_set(struct hdp_fwd_cfg *cfg, const char *list, const char *source, int line);
 const char *cfg_cores_text(const struct hdp_fwd_cfg *cfg, char *buf, size_t len);

@@ -515,19 +515,22 @@ static int set_key(struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key, const char *va
 	return 0;
 }
 
+int cfg_key_set(struct hdp_fwd_cfg *cfg, enum hdp_fwd_key key, const char *value,
+		const char *source, int line)
+{
+	int ret = set_key(cfg, key, value, source, line);
+
+	if (!ret)
+		cfg->origin[key] = (struct hdp_cfg_origin){ source, line };
+	return ret;
+}
+
 int hdp_fwd_cfg_set_global(struct hdp_fwd_cfg *cfg, const char *key, const char *value,
 			   const char *source, int line)
 {
-	int ret;
-
-	for (unsigned k = 0; k < HDP_FWD_KEY__COUNT; k++) {
-		if (strcmp(key, key_names[k]))
-			continue;
-		ret = set_key(cfg, (enum hdp_fwd_key)k, value, source, line);
-		if (!ret)
-			cfg->origin[k] = (struct hdp_cfg_origin){ source, line };
-		return ret;
-	}
+	for (unsigned k = 0; k < HDP_FWD_KEY__COUNT; k++)
+		if (strcmp(key, key_names[k]) == 0)
+			return cfg_key_set(cfg, (enum hdp_fwd_key)k, value, source, line);
 	for (unsigned i = 0; i < HDP_ARRAY_SIZE(refused_keys); i++)
 		if (strcmp(key, refused_keys[i].name) == 0)
 			return cfg_refuse(source, line, "global", key, value, refused_keys[i].why);

@@ -5,6 +5,7 @@
 #include <hdp/fwd.h>
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,4 +347,49 @@ Test(fwd_config, tag_check_defaults_to_the_environment)
 	hdp_fwd_cfg_defaults(&c);
 	cr_assert_eq(c.tag_check, HDP_TAG_CHECK_SYNC);
 	unsetenv("HDP_TAG_CHECK");
+}
+
+/*
+ * The options that set keys come from one list: each is in --help, sets
+ * its key through the key table's parser (a refusal names the option, and
+ * --check-config's origin is the option), and "--ctl none" means no socket.
+ */
+Test(fwd_config, key_options_set_their_keys_and_name_themselves)
+{
+	struct option opts[64];
+	unsigned n = hdp_fwd_key_options(opts, 64, 1000);
+	char help[8192];
+
+	cr_assert_geq(n, 11);
+	cr_assert_lt(hdp_fwd_key_options_describe(help, sizeof(help)), (int)sizeof(help));
+	for (unsigned i = 0; i < n; i++) {
+		char named[64];
+
+		cr_assert_eq(opts[i].val, 1000 + (int)i);
+		snprintf(named, sizeof(named), "  --%s", opts[i].name);
+		cr_assert(strstr(help, named), "--help lacks %s", named);
+		if (opts[i].has_arg == no_argument) {
+			cr_assert_eq(hdp_fwd_cfg_set_option(cfg, i, NULL), 0, "--%s", opts[i].name);
+			continue;
+		}
+		/* Text keys take anything that fits; the others refuse a stray byte. */
+		if (strcmp(opts[i].name, "ctl") && strcmp(opts[i].name, "metrics-file") &&
+		    strcmp(opts[i].name, "user")) {
+			char said[64];
+
+			cr_assert_eq(hdp_fwd_cfg_set_option(cfg, i, "1\x01"), -EINVAL, "--%s",
+				     opts[i].name);
+			snprintf(said, sizeof(said), "--%s '", opts[i].name);
+			cr_assert(strstr(captured_logs(), said), "%s", captured_logs());
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (strcmp(opts[i].name, "ctl"))
+			continue;
+		cr_assert_eq(hdp_fwd_cfg_set_option(cfg, i, "/run/x.sock"), 0);
+		cr_assert_str_eq(cfg->ctl_path, "/run/x.sock");
+		cr_assert_eq(hdp_fwd_cfg_set_option(cfg, i, "none"), 0);
+		cr_assert_str_eq(cfg->ctl_path, "");
+		cr_assert_str_eq(cfg->origin[HDP_FWD_KEY_CTL_SOCKET].source, "--ctl");
+	}
 }

@@ -178,6 +178,19 @@ void hdp_fwd_cfg_defaults(struct hdp_fwd_cfg *cfg);
 int hdp_fwd_keys_describe(char *buf, size_t len);
 
 /*
+ * The command-line options that set a [global] key (--ports, --mode,
+ * --stats-interval...), for getopt_long: up to @max into @out, option i
+ * returning @val + i; how many. hdp_fwd_cfg_set_option sets option i's
+ * key from its argument (NULL for a switch): 0 or -EINVAL, logged as
+ * "--OPTION 'V': why". hdp_fwd_key_options_describe: their --help lines,
+ * as snprintf.
+ */
+struct option;
+unsigned hdp_fwd_key_options(struct option *out, unsigned max, int val);
+int hdp_fwd_cfg_set_option(struct hdp_fwd_cfg *cfg, unsigned i, const char *arg);
+int hdp_fwd_key_options_describe(char *buf, size_t len);
+
+/*
  * Read an INI file: [global], [port:IF] and [pool:…] sections. Errors name
  * the file, line, key and value; 0 or a negative errno.
  */
