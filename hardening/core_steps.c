@@ -167,53 +167,36 @@ static inline bool check_whole(struct burst *b)
 	return true;
 }
 
-/* For each nibble, how many bits it has set and where they are. */
-static const struct {
-	uint8_t count;
-	uint8_t at[4];
-} nibble_bits[16] = {
-	{ 0, { 0, 0, 0, 0 } },	/* 0000 */
-	{ 1, { 0, 0, 0, 0 } },	/* 0001 */
-	{ 1, { 1, 0, 0, 0 } },	/* 0010 */
-	{ 2, { 0, 1, 0, 0 } },	/* 0011 */
-	{ 1, { 2, 0, 0, 0 } },	/* 0100 */
-	{ 2, { 0, 2, 0, 0 } },	/* 0101 */
-	{ 2, { 1, 2, 0, 0 } },	/* 0110 */
-	{ 3, { 0, 1, 2, 0 } },	/* 0111 */
-	{ 1, { 3, 0, 0, 0 } },	/* 1000 */
-	{ 2, { 0, 3, 0, 0 } },	/* 1001 */
-	{ 2, { 1, 3, 0, 0 } },	/* 1010 */
-	{ 3, { 0, 1, 3, 0 } },	/* 1011 */
-	{ 2, { 2, 3, 0, 0 } },	/* 1100 */
-	{ 3, { 0, 2, 3, 0 } },	/* 1101 */
-	{ 3, { 1, 2, 3, 0 } },	/* 1110 */
-	{ 4, { 0, 1, 2, 3 } },	/* 1111 */
-};
-
 /*
- * A soft tag in 1..15 (0 is the match-all tag) that is none of @avoid:
- * the k-th allowed one, k drawn at random, found through the nibbles'
- * counts with compares the compiler turns into conditional moves. A loop
- * that clears k bits one by one runs a random number of times and
- * mispredicts its exit (perf: a third of the allocation steps with every
- * object tagged).
+ * A soft tag in 1..15 (0 is the match-all tag) that is none of @avoid
+ * (n <= 3), each allowed one as likely as the others: the r-th of the
+ * allowed, r drawn at random, found by stepping over the avoided tags in
+ * ascending order. No table, loop or branch: a loop that clears bits runs
+ * a random number of times and mispredicts its exit, and counting a mask's
+ * bits through a table kept its counts on the stack (perf: most of the
+ * allocation steps with every object tagged).
  */
 static inline unsigned soft_tag_choose(uint64_t *rng, const unsigned *avoid, unsigned n)
 {
-	unsigned allowed = 0xfffe, c[4], below[4], k, q;
+	uint32_t ex = 0, e2, e3;
+	unsigned a1, a2, a3, count, tag;
 
 	for (unsigned i = 0; i < n; i++)
-		allowed &= ~(1u << (avoid[i] & 0xf));
-	for (q = 0; q < 4; q++)
-		c[q] = nibble_bits[allowed >> (4 * q) & 0xf].count;
-	below[0] = 0;
-	below[1] = c[0];
-	below[2] = c[0] + c[1];
-	below[3] = below[2] + c[2];
+		ex |= 1u << (avoid[i] & 0xf);
+	ex &= 0xfffe;
+	/* The avoided tags, lowest first; 16 (never reached) for none. */
+	e2 = ex & (ex - 1);
+	e3 = e2 & (e2 - 1);
+	a1 = (unsigned)__builtin_ctz(ex | 1u << 16);
+	a2 = (unsigned)__builtin_ctz(e2 | 1u << 16);
+	a3 = (unsigned)__builtin_ctz(e3 | 1u << 16);
+	count = 15 - (ex != 0) - (e2 != 0) - (e3 != 0);
 	/* The random word's high half scaled to the count: no division. */
-	k = (unsigned)((hdp_xorshift(rng) >> 32) * (below[3] + c[3]) >> 32);
-	q = (k >= below[1]) + (k >= below[2]) + (k >= below[3]);
-	return 4 * q + nibble_bits[allowed >> (4 * q) & 0xf].at[k - below[q]];
+	tag = 1 + (unsigned)((hdp_xorshift(rng) >> 32) * count >> 32);
+	tag += tag >= a1;
+	tag += tag >= a2;
+	tag += tag >= a3;
+	return tag;
 }
 
 /*
