@@ -9,10 +9,8 @@ import subprocess
 import sys
 import time
 
-import bench_out
-
 from . import contenders, placement, procs, topology
-from .harness import Harness, catch_signals
+from .harness import Harness, prepare_out, start
 from .options import UsageError, decimal_seconds, parse, split_list
 from .reports import compare as report
 from .reports import stages
@@ -400,31 +398,20 @@ def _perf_works():
 
 
 def main(argv, paths):
-    try:
-        s = Settings(argv)
-    except UsageError as e:
-        sys.stderr.write(f"compare: {e}\n" + (USAGE if e.show_usage else ""))
-        return 2
-    if s.help:
-        sys.stdout.write(USAGE)
-        return 0
-    catch_signals()
+    s, status = start("compare", Settings, USAGE, argv)
+    if s is None:
+        return status
     if s.cpu is not None:
         try:
             os.sched_setaffinity(0, {int(s.cpu)})
         except OSError as e:
             print(f"compare: --cpu {s.cpu}: {e.strerror}", file=sys.stderr)
             return 2
-    if os.geteuid() != 0:
-        print("compare: needs root (namespaces, XDP)", file=sys.stderr)
-        return 2
     outfd = None
     if s.out:
-        try:
-            outfd = report.prepare(s.out)
-        except bench_out.OutError as e:
-            print(f"compare: --out: {e}", file=sys.stderr)
-            return 2
+        outfd, status = prepare_out("compare", report.prepare, s.out)
+        if outfd is None:
+            return status
     if s.profile and not _perf_works():
         print("compare: --profile needs perf (Debian package linux-perf): no stage table",
               file=sys.stderr)

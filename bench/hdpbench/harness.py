@@ -13,7 +13,10 @@ import sys
 import tempfile
 import time
 
+import bench_out
+
 from . import procs, topology
+from .options import UsageError
 
 INTERRUPTED = 130
 
@@ -30,6 +33,37 @@ def catch_signals():
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, _interrupted)
     signal.signal(signal.SIGTERM, _interrupted)
+
+
+def start(me, settings, usage, argv):
+    """A namespace mode's start, as compare and latency share it: its
+    settings from @argv (an instance of @settings), or the status to exit
+    with: 0 after --help, 2 after a bad command line (with the usage when
+    an option itself is wrong) or without root. Signals end it from here
+    on (catch_signals)."""
+    try:
+        s = settings(argv)
+    except UsageError as e:
+        sys.stderr.write(f"{me}: {e}\n" + (usage if e.show_usage else ""))
+        return None, 2
+    if s.help:
+        sys.stdout.write(usage)
+        return None, 0
+    catch_signals()
+    if os.geteuid() != 0:
+        print(f"{me}: needs root (namespaces, XDP)", file=sys.stderr)
+        return None, 2
+    return s, None
+
+
+def prepare_out(me, prepare, *args):
+    """The --out directory made and judged before the run (@prepare, the
+    report's): (its descriptor, None), or (None, 2) with the reason said."""
+    try:
+        return prepare(*args), None
+    except bench_out.OutError as e:
+        print(f"{me}: --out: {e}", file=sys.stderr)
+        return None, 2
 
 
 class Harness:

@@ -9,10 +9,8 @@ import subprocess
 import sys
 import time
 
-import bench_out
-
 from . import contenders, placement, procs, topology
-from .harness import Harness, catch_signals
+from .harness import Harness, prepare_out, start
 from .options import UsageError, parse, split_list
 from .reports import latency as report
 
@@ -316,25 +314,14 @@ def point_result(who, size, load, rate, trial, gen, lat, ready, runs, cpu1, veth
 
 
 def main(argv, paths):
-    try:
-        s = Settings(argv)
-    except UsageError as e:
-        sys.stderr.write(f"latency: {e}\n" + (USAGE if e.show_usage else ""))
-        return 2
-    if s.help:
-        sys.stdout.write(USAGE)
-        return 0
-    catch_signals()
-    if os.geteuid() != 0:
-        print("latency: needs root (namespaces, XDP)", file=sys.stderr)
-        return 2
+    s, status = start("latency", Settings, USAGE, argv)
+    if s is None:
+        return status
     outfd = None
     if s.out:
-        try:
-            outfd = report.prepare(s.out, s.sizes)
-        except bench_out.OutError as e:
-            print(f"latency: --out: {e}", file=sys.stderr)
-            return 2
+        outfd, status = prepare_out("latency", report.prepare, s.out, s.sizes)
+        if outfd is None:
+            return status
     if "testpmd" in s.contenders and shutil.which("dpdk-testpmd") is None:
         print("latency: contender testpmd needs dpdk-testpmd (Debian package dpdk-dev)",
               file=sys.stderr)
@@ -358,12 +345,4 @@ def main(argv, paths):
         if not run.measure():
             return 1
         points = "".join(json.dumps(p) + "\n" for p in run.points)
-        try:
-            report.write(points, s.seconds, s.trials, s.spin_us, outfd)
-        except bench_out.OutError as e:
-            print(f"latency: --out: {e}", file=sys.stderr)
-            return 2
-        except OSError as e:
-            print(f"latency: results: {e}", file=sys.stderr)
-            return 1
-    return 0
+        return report.status_of(report.write, points, s.seconds, s.trials, s.spin_us, outfd)

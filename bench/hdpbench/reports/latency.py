@@ -312,17 +312,11 @@ def prepare(out, sizes):
     return bench_out.prepare(out, outputs(sizes))
 
 
-def main(argv):
+def status_of(fn, *args):
+    """@fn(*args), its failure said as latency says it: 0, 2 for --out's
+    (bench_out), 1 for another (the results could not be read or written)."""
     try:
-        if len(argv) == 3 and argv[0] == "--prepare":
-            os.close(prepare(argv[1], argv[2].split(",")))
-            return 0
-        if len(argv) not in (4, 5):
-            sys.stderr.write(__doc__[__doc__.index("usage:"):])
-            return 2
-        outdir = bench_out.open_dir(argv[4]) if len(argv) == 5 and argv[4] else None
-        with open(argv[0]) as f:
-            write(f.read(), argv[1], argv[2], argv[3], outdir)
+        fn(*args)
     except bench_out.OutError as e:
         print(f"latency: --out: {e}", file=sys.stderr)
         return 2
@@ -330,3 +324,18 @@ def main(argv):
         print(f"latency: results: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def _from_file(points_path, seconds, trials, spin_us, out=None):
+    outdir = bench_out.open_dir(out) if out else None
+    with open(points_path) as f:
+        write(f.read(), seconds, trials, spin_us, outdir)
+
+
+def main(argv):
+    if len(argv) == 3 and argv[0] == "--prepare":
+        return status_of(lambda: os.close(prepare(argv[1], argv[2].split(","))))
+    if len(argv) not in (4, 5):
+        sys.stderr.write(__doc__[__doc__.index("usage:"):])
+        return 2
+    return status_of(_from_file, *argv)
