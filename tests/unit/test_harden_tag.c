@@ -70,6 +70,31 @@ Test(harden_tag, a_slot_never_gets_its_previous_or_a_neighbours_tag)
 	}
 }
 
+/*
+ * One object alone: each allocation must avoid 0 and the tag its last one
+ * had, and every other tag is as likely as the rest (14 of them): each
+ * comes up, and none far more often than the others.
+ */
+Test(harden_tag, every_allowed_tag_is_as_likely_as_the_others)
+{
+	struct hdp_pool *pool = tagged("", 1);
+	unsigned seen[16] = { 0 }, prev = 0, rounds = 28000;
+
+	for (unsigned i = 0; i < rounds; i++) {
+		void *obj = hdp_pool_alloc(pool);
+		unsigned tag = hdp_tag_of(obj);
+
+		cr_assert(tag != 0 && tag != prev, "tag %u after %u", tag, prev);
+		seen[tag]++;
+		prev = tag;
+		hdp_pool_free(pool, obj);
+	}
+	/* 2000 expected each; a uniform draw stays within 20 % of it. */
+	for (unsigned t = 1; t < 16; t++)
+		cr_assert(seen[t] > rounds / 15 * 8 / 10 && seen[t] < rounds / 14 * 12 / 10,
+			  "tag %u came up %u times in %u", t, seen[t], rounds);
+}
+
 Test(harden_tag, read_after_free_is_caught)
 {
 	struct hdp_pool *pool = tagged("", 4);
