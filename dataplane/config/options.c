@@ -12,6 +12,7 @@
 #include <hdp/ctl.h>
 #include <hdp/strbuf.h>
 
+#include <errno.h>
 #include <getopt.h>
 #include <string.h>
 
@@ -75,9 +76,15 @@ unsigned hdp_fwd_key_options(struct option *out, unsigned max, int val)
 
 int hdp_fwd_cfg_set_option(struct hdp_fwd_cfg *cfg, unsigned i, const char *arg)
 {
-	const struct key_option *o = &options[i];
-	const char *value = o->arg ? arg : o->set;
+	const struct key_option *o;
+	const char *value;
 
+	if (i >= HDP_ARRAY_SIZE(options))
+		return -EINVAL;
+	o = &options[i];
+	if (o->arg && !arg)
+		return -EINVAL;
+	value = o->arg ? arg : o->set;
 	if (o->none && strcmp(value, o->none) == 0)
 		value = "";
 	return cfg_key_set(cfg, o->key, value, o->option, 0);

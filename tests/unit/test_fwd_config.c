@@ -383,7 +383,11 @@ Test(fwd_config, key_options_set_their_keys_and_name_themselves)
 			cr_assert(strstr(captured_logs(), said), "%s", captured_logs());
 		}
 	}
+	cr_assert_eq(hdp_fwd_cfg_set_option(cfg, n, "1"), -EINVAL, "no option %u", n);
 	for (unsigned i = 0; i < n; i++) {
+		if (opts[i].has_arg != no_argument)
+			cr_assert_eq(hdp_fwd_cfg_set_option(cfg, i, NULL), -EINVAL, "--%s",
+				     opts[i].name);
 		if (strcmp(opts[i].name, "ctl"))
 			continue;
 		cr_assert_eq(hdp_fwd_cfg_set_option(cfg, i, "/run/x.sock"), 0);

@@ -182,7 +182,8 @@ int hdp_fwd_keys_describe(char *buf, size_t len);
  * --stats-interval...), for getopt_long: up to @max into @out, option i
  * returning @val + i; how many. hdp_fwd_cfg_set_option sets option i's
  * key from its argument (NULL for a switch): 0 or -EINVAL, logged as
- * "--OPTION 'V': why". hdp_fwd_key_options_describe: their --help lines,
+ * "--OPTION 'V': why" (not logged: no option i, or no argument where one
+ * is needed). hdp_fwd_key_options_describe: their --help lines,
  * as snprintf.
  */
 struct option;
