@@ -234,7 +234,8 @@ static inline unsigned hdp_tag_of(const void *p)
 /*
  * The core's counters, one line each and grouped by protection:
  * X(COUNTER, name, doc). hdp's own protections' follow them, then third
- * parties'.
+ * parties'. A counter added at the end of HDP_OWN_COUNTERS keeps the ABI;
+ * anywhere else it renumbers those after it (docs/LIBRARY.md).
  */
 #define HDP_POOL_COUNTERS(X)                                                      \
 	X(CHECKS, checks, "checks done: copies and descriptors checked, frees checked " \

@@ -61,7 +61,9 @@ enum hdp_tag_mode {
  * table that parses, refuses, formats and documents every key (core.c,
  * value.c): --list-keys, INI files, --harden, hdp-ctl set, the profile
  * text in JSON, text and metrics. Adding a key is a line here plus its
- * use (docs/HARDENING.md). min and max bound UINT and SIZE values; a
+ * use (docs/HARDENING.md); at the end of HDP_OWN_KEYS it keeps the ABI,
+ * anywhere else it renumbers the keys after it: a new soname
+ * (docs/LIBRARY.md). min and max bound UINT and SIZE values; a
  * CHOICE's values are its choices[] (core.c), in the order of its enum.
  * Third parties' protections bring their own keys (protection.h).
  */
@@ -165,18 +167,36 @@ enum hdp_key {
 };
 HDP_STATIC_ASSERT(HDP_CK__PROFILE <= 32, "a profile's set bits fit its word");
 
+/*
+ * A profile has room for 32 keys of hdp's whatever the table holds, so
+ * that a key added at the end of the table changes neither its size nor
+ * where the others are (docs/LIBRARY.md, the ABI): the keys' fields come
+ * last, then the room left. HDP_PROFILE_KEYS_ROOM is that room in bytes;
+ * every field is at most 4 bytes, as the room counts.
+ */
+#define HDP_PROFILE_KEYS_ROOM	(32 * 4)
+#define HDP_PROFILE_FIELD(KEY, name, type, ctype, ...) ctype name;
+struct hdp_profile_keys_ {
+	HDP_PROFILE_KEYS(HDP_PROFILE_FIELD)
+};
+
 struct hdp_profile {
 	uint32_t set;			/* enum hdp_key bits */
-#define HDP_PROFILE_FIELD(KEY, name, type, ctype, ...) ctype name;
-	HDP_PROFILE_KEYS(HDP_PROFILE_FIELD)
-#undef HDP_PROFILE_FIELD
 	/*
 	 * Third parties' protections' keys (protection.h), in registry
 	 * order: which are set, and their values.
 	 */
 	uint32_t pset;
 	uint32_t pval[HDP_PKEYS_MAX];
+	HDP_PROFILE_KEYS(HDP_PROFILE_FIELD)
+	unsigned char room_[HDP_PROFILE_KEYS_ROOM - sizeof(struct hdp_profile_keys_)];
 };
+#undef HDP_PROFILE_FIELD
+HDP_STATIC_ASSERT(sizeof(struct hdp_profile_keys_) <= HDP_PROFILE_KEYS_ROOM &&
+			  __alignof__(struct hdp_profile_keys_) <= 4,
+		  "the profile's keys fit its room, each field at most 4 bytes");
+HDP_STATIC_ASSERT(sizeof(struct hdp_profile) == 8 + 4 * HDP_PKEYS_MAX + HDP_PROFILE_KEYS_ROOM,
+		  "a profile's size does not depend on its keys");
 
 struct hdp_exclude {
 	bool set;			/* this layer gave init_exclude */

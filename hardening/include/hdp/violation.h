@@ -56,7 +56,9 @@ extern "C" {
 /*
  * Kinds from HDP_V__COUNT on belong to the protections beyond the core:
  * hdp's own first, one line each (the catalogue of the parts above is
- * the core's alone), then third parties' (protection.h).
+ * the core's alone), then third parties' (protection.h). A kind added at
+ * the end of HDP_OWN_VIOLATIONS keeps the ABI; anywhere else it renumbers
+ * those after it (docs/LIBRARY.md).
  */
 #define HDP_REDZONE_VIOLATIONS(X)                                                    \
 	X(REDZONE_OVERWRITTEN, redzone_overwritten,                                   \
