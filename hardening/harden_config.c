@@ -49,6 +49,17 @@ void hdp_harden_config_init(struct hdp_harden_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
+struct hdp_harden_config *hdp_harden_config_new(void)
+{
+	/* calloc: the same empty configuration hdp_harden_config_init makes. */
+	return calloc(1, sizeof(struct hdp_harden_config));
+}
+
+void hdp_harden_config_free(struct hdp_harden_config *cfg)
+{
+	free(cfg);
+}
+
 static bool is_known(const struct hdp_harden_config *cfg, const char *pool)
 {
 	for (unsigned i = 0; i < cfg->nknown; i++)

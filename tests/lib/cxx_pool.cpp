@@ -18,6 +18,10 @@ struct pool_deleter {
 	void operator()(hdp_pool *p) const { hdp_pool_destroy(p); }
 };
 
+struct config_deleter {
+	void operator()(hdp_harden_config *c) const { hdp_harden_config_free(c); }
+};
+
 int fail(const char *what)
 {
 	std::fprintf(stderr, "cxx_pool: %s\n", what);
@@ -28,8 +32,8 @@ int fail(const char *what)
 
 int main()
 {
-	// 121 kB: a static rather than the stack.
-	static hdp_harden_config cfg;
+	// On the heap, through the library: its size is none of this program's business.
+	std::unique_ptr<hdp_harden_config, config_deleter> cfg(hdp_harden_config_new());
 	hdp_pool_params params{};
 	params.name = "cxx";
 	params.obj_size = 128;
@@ -42,11 +46,12 @@ int main()
 		return 1;
 	}
 
-	hdp_harden_config_init(&cfg);
-	if (hdp_harden_config_declare(&cfg, "cxx") ||
-	    hdp_harden_config_parse_string(&cfg, "bounds=on,init_on_alloc=on,init_on_free=on,"
+	if (!cfg)
+		return fail("hdp_harden_config_new gave nothing");
+	if (hdp_harden_config_declare(cfg.get(), "cxx") ||
+	    hdp_harden_config_parse_string(cfg.get(), "bounds=on,init_on_alloc=on,init_on_free=on,"
 					   "on_violation=report", "cxx_pool") ||
-	    hdp_pool_configure(pool.get(), &cfg))
+	    hdp_pool_configure(pool.get(), cfg.get()))
 		return fail("the profile was refused");
 
 	void *obj = hdp_pool_alloc(pool.get());

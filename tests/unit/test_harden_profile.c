@@ -20,15 +20,16 @@ static struct hdp_harden_config *cfg;
 static void setup(void)
 {
 	capture_logs();
-	cfg = malloc(sizeof(*cfg));
-	hdp_harden_config_init(cfg);
+	/* As an application makes one: every test here starts from what new gives. */
+	cfg = hdp_harden_config_new();
+	cr_assert_not_null(cfg);
 	hdp_harden_config_declare(cfg, "rx");
 	hdp_harden_config_declare(cfg, "tx");
 }
 
 static void teardown(void)
 {
-	free(cfg);
+	hdp_harden_config_free(cfg);
 }
 
 TestSuite(harden_profile, .init = setup, .fini = teardown);

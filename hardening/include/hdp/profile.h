@@ -252,7 +252,16 @@ HDP_API void hdp_profile_defaults(struct hdp_profile *p);
 HDP_API void hdp_profile_normalize(struct hdp_profile *p);
 HDP_API int hdp_profile_check(const struct hdp_profile *p, const char **why);
 
-/* An empty configuration (built-in defaults only). */
+/*
+ * A new empty configuration (built-in defaults only), on the heap: what
+ * an application uses, so that it never depends on the struct's size
+ * (over 160 KB). NULL with errno ENOMEM. Freed by hdp_harden_config_free
+ * (NULL is a no-op).
+ */
+HDP_API struct hdp_harden_config *hdp_harden_config_new(void);
+HDP_API void hdp_harden_config_free(struct hdp_harden_config *cfg);
+
+/* Empty a configuration (built-in defaults only); one the caller allocated too. */
 HDP_API void hdp_harden_config_init(struct hdp_harden_config *cfg);
 
 /*
