@@ -168,11 +168,12 @@ enum hdp_key {
 HDP_STATIC_ASSERT(HDP_CK__PROFILE <= 32, "a profile's set bits fit its word");
 
 /*
- * A profile has room for 32 keys of hdp's whatever the table holds, so
- * that a key added at the end of the table changes neither its size nor
- * where the others are (docs/LIBRARY.md, the ABI): the keys' fields come
- * last, then the room left. HDP_PROFILE_KEYS_ROOM is that room in bytes;
- * every field is at most 4 bytes, as the room counts.
+ * A profile is the same size whatever the table holds, so that a key
+ * added at the end of HDP_OWN_KEYS changes neither its size nor where the
+ * other fields are (docs/LIBRARY.md, the ABI): the keys' fields come last,
+ * then what is left of HDP_PROFILE_KEYS_ROOM bytes, room for the 32 keys
+ * the set word holds at 4 bytes each (never all of it: C has no empty
+ * array).
  */
 #define HDP_PROFILE_KEYS_ROOM	(32 * 4)
 #define HDP_PROFILE_FIELD(KEY, name, type, ctype, ...) ctype name;
@@ -192,7 +193,7 @@ struct hdp_profile {
 	unsigned char room_[HDP_PROFILE_KEYS_ROOM - sizeof(struct hdp_profile_keys_)];
 };
 #undef HDP_PROFILE_FIELD
-HDP_STATIC_ASSERT(sizeof(struct hdp_profile_keys_) <= HDP_PROFILE_KEYS_ROOM &&
+HDP_STATIC_ASSERT(sizeof(struct hdp_profile_keys_) < HDP_PROFILE_KEYS_ROOM &&
 			  __alignof__(struct hdp_profile_keys_) <= 4,
 		  "the profile's keys fit its room, each field at most 4 bytes");
 HDP_STATIC_ASSERT(sizeof(struct hdp_profile) == 8 + 4 * HDP_PKEYS_MAX + HDP_PROFILE_KEYS_ROOM,
