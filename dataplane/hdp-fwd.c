@@ -122,7 +122,7 @@ static int parse_args(int argc, char **argv, struct hdp_fwd_cfg *cfg)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 	};
-	struct option opts[HDP_ARRAY_SIZE(own) + 32];
+	struct option opts[HDP_ARRAY_SIZE(own) + HDP_FWD_KEY_OPTIONS_MAX + 1];
 	unsigned nopts = HDP_ARRAY_SIZE(own);
 	const char *config = NULL, *harden = NULL;
 	int opt, ret = 0;

@@ -63,6 +63,10 @@ static const struct key_option options[] = {
 	  .help = "once set up, run as this user (its control socket too)" },
 };
 
+/* So that a caller sizes getopt's table by the header, and no option is left out. */
+_Static_assert(HDP_ARRAY_SIZE(options) <= HDP_FWD_KEY_OPTIONS_MAX,
+	       "HDP_FWD_KEY_OPTIONS_MAX holds every key option");
+
 unsigned hdp_fwd_key_options(struct option *out, unsigned max, int val)
 {
 	unsigned n = HDP_ARRAY_SIZE(options) < max ? HDP_ARRAY_SIZE(options) : max;

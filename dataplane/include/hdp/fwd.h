@@ -187,6 +187,7 @@ int hdp_fwd_keys_describe(char *buf, size_t len);
  * as snprintf.
  */
 struct option;
+#define HDP_FWD_KEY_OPTIONS_MAX 32	/* the list's length at most (options.c asserts it) */
 unsigned hdp_fwd_key_options(struct option *out, unsigned max, int val);
 int hdp_fwd_cfg_set_option(struct hdp_fwd_cfg *cfg, unsigned i, const char *arg);
 int hdp_fwd_key_options_describe(char *buf, size_t len);
