@@ -211,6 +211,9 @@ static const char *problem(const struct hdp_protection *p, const struct hdp_prot
 	for (unsigned k = 0; k < p->nviolations; k++)
 		if (kind_taken(p->violations[k].name, others, n))
 			return "one of its violation kinds is another's";
+	for (unsigned i = 0; i < HDP_ARRAY_SIZE(p->reserved); i++)
+		if (p->reserved[i])
+			return "its reserved fields are not NULL";
 	if (p->hold && !p->drain)
 		return "it holds objects (hold) but cannot give them back (no drain)";
 	return NULL;

@@ -66,6 +66,12 @@ static int check_params(const struct hdp_pool_params *p, size_t *stride)
 		hdp_log(HDP_LOG_ERR, "pool '%s': unknown flags 0x%x", who, p->flags);
 		return -EINVAL;
 	}
+	for (unsigned i = 0; i < HDP_ARRAY_SIZE(p->reserved); i++)
+		if (p->reserved[i]) {
+			hdp_log(HDP_LOG_ERR, "pool '%s': reserved[%u] is 0x%x: the reserved "
+				"parameters must be zero", who, i, p->reserved[i]);
+			return -EINVAL;
+		}
 	*stride = (p->obj_size + align - 1) & ~(align - 1);
 	return 0;
 }

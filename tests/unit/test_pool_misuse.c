@@ -58,6 +58,8 @@ Test(pool_misuse, bad_parameters_are_refused_with_a_message_naming_them)
 	expect_create_fails(&p, EINVAL, "alignment 8192");
 	p = ok; p.cache_size = HDP_POOL_CACHE_MAX + 1;
 	expect_create_fails(&p, EINVAL, "cache size 1025 is above 1024");
+	p = ok; p.reserved[14] = 7;
+	expect_create_fails(&p, EINVAL, "reserved[14] is 0x7: the reserved parameters must be zero");
 	p = ok; p.cache_size = 5;
 	expect_create_fails(&p, EINVAL, "a cache of 5 lets one thread hold 10 of the 8 objects: use at most 4");
 	p = ok; p.mem = (enum hdp_mem_kind)99;

@@ -163,6 +163,8 @@ static const struct {
 	  "a choice that is not 1-31 of [a-z0-9_-]" },
 	{ { .name = "tally", .keys = ok_key, .nkeys = 1 }, "another protection has its name" },
 	{ { .name = "nokeys", .keys = NULL, .nkeys = 1 }, "it needs 1 to 8 keys" },
+	{ { .name = "later", .keys = ok_key, .nkeys = 1, .reserved[7] = (void *)ok_key },
+	  "its reserved fields are not NULL" },
 };
 
 static unsigned tally_index(void)

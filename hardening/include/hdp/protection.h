@@ -174,6 +174,12 @@ struct hdp_protection {
 	void (*pick)(const struct hdp_protection_burst *b, void **stack, unsigned len,
 		     unsigned n);
 	void (*thread_release)(const struct hdp_protection_burst *b);
+	/*
+	 * NULL (as an initializer leaves it): room for hooks a later
+	 * libhdp.so.1 adds without changing this struct's size; a protection
+	 * with anything here is refused.
+	 */
+	void *reserved[8];
 };
 
 /*

@@ -83,6 +83,12 @@ struct hdp_pool_params {
 	 * slots: object indices skip them (hdp_pool_slots says where).
 	 */
 	uint32_t guard_gap;
+	/*
+	 * Zero (as an initializer leaves it): room for parameters a later
+	 * libhdp.so.1 adds without changing this struct's size. Anything
+	 * else here is refused (EINVAL), so that nothing is set by mistake.
+	 */
+	uint32_t reserved[15];
 };
 
 /*
