@@ -84,6 +84,8 @@ static const char *key_problem(const struct hdp_protection_key *k)
 {
 	if (!name_ok(k->name, false))
 		return "a key name that is not 1-31 of [a-z0-9_]";
+	if (k->reserved[0] || k->reserved[1])
+		return "a key whose reserved fields are not NULL";
 	switch (k->type) {
 	case HDP_VALUE_BOOL:
 		return k->def > 1 ? "a bool key whose default is not 0 or 1" : NULL;

@@ -140,6 +140,9 @@ static const struct hdp_protection tally = {
 static const struct hdp_protection_key ok_key[] = {
 	{ "shaky", HDP_VALUE_BOOL, .def = 0, .doc = "" },
 };
+static const struct hdp_protection_key later_key[] = {
+	{ "shaky_later", HDP_VALUE_BOOL, .doc = "", .reserved[1] = "set" },
+};
 static const struct hdp_protection_key clash_key[] = {
 	{ "tag", HDP_VALUE_BOOL, .def = 0, .doc = "clashes with a core key" },
 };
@@ -165,6 +168,8 @@ static const struct {
 	{ { .name = "nokeys", .keys = NULL, .nkeys = 1 }, "it needs 1 to 8 keys" },
 	{ { .name = "later", .keys = ok_key, .nkeys = 1, .reserved[7] = (void *)ok_key },
 	  "its reserved fields are not NULL" },
+	{ { .name = "laterkey", .keys = later_key, .nkeys = 1 },
+	  "a key whose reserved fields are not NULL" },
 };
 
 static unsigned tally_index(void)

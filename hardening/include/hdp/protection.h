@@ -78,6 +78,11 @@ struct hdp_protection_key {
 	uint32_t min, max;	/* UINT, SIZE */
 	uint32_t def;		/* the default */
 	const char *doc;	/* one line, for --list-keys and HARDENING.md */
+	/*
+	 * NULL: room for what a later libhdp.so.1 says of a key, so that an
+	 * array of these keeps its stride; a key with anything here is refused.
+	 */
+	const void *reserved[2];
 };
 
 /* Where a protection's violations and counters are described. */
