@@ -141,16 +141,6 @@ int hdp_profile_check(const struct hdp_profile *p, const char **why)
 	return 0;
 }
 
-bool hdp_pool_name_valid(const char *name)
-{
-	size_t len = name ? strnlen(name, 32) : 0;
-
-	if (len == 0 || len >= 32)
-		return false;
-	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789_-") == len;
-}
-
 bool hdp_glob_match(const char *pat, const char *name)
 {
 	const char *star = NULL, *resume = NULL;

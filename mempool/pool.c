@@ -8,6 +8,7 @@
 #include "pool_internal.h"
 
 #include <hdp/log.h>
+#include <hdp/name.h>
 
 #include <errno.h>
 #include <stdio.h>

@@ -24,6 +24,7 @@
 #include <hdp/violation.h>
 
 #include <hdp/compiler.h>
+#include <hdp/name.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -363,13 +364,6 @@ HDP_API int hdp_profile_keys_describe(char *buf, size_t len);
 HDP_API const char *hdp_init_free_name(enum hdp_init_free v);
 HDP_API const char *hdp_check_extent_name(enum hdp_check_extent v);
 HDP_API const char *hdp_tag_mode_name(enum hdp_tag_mode v);
-
-/*
- * Is @name a valid pool name: 1 to 31 characters from [A-Za-z0-9_-]? (No
- * dots, commas, '=' or glob characters, so that "pool.NAME.KEY" and
- * exclusion lists parse.)
- */
-HDP_API bool hdp_pool_name_valid(const char *name);
 
 /* Glob match with * and ?, as init_exclude uses. */
 HDP_API bool hdp_glob_match(const char *pattern, const char *name);
