@@ -389,7 +389,7 @@ static int hdp_ops_enqueue(struct rte_mempool *mp, void * const *objs, unsigned 
 		return rte_ring_mp_enqueue_bulk(pd->ring, objs, n, NULL) ? 0 : -ENOBUFS;
 	lcore = rte_lcore_id();
 	l = hdp_dpdk_lcore_get(pd, lcore);
-	taken = hdp_harden_pool_free(&pd->hp, &l->tls, objs, NULL, n);
+	taken = hdp_harden_pool_free(&pd->hp, &l->tls, objs, NULL, n, false);
 	hdp_counter_add(&l->frees, taken);
 	if (taken < n)
 		hdp_counter_add(&l->rejected, n - taken);

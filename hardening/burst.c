@@ -34,8 +34,8 @@
  *   4. quarantine, then third parties' hold: freed objects kept a while,
  *      older ones out in their place;
  *   5. the back-end's stash.
- * All or nothing (hdp_harden_pool_free_bulk): step 1 over the whole
- * burst first; a handle that is no object of the pool stops it.
+ * All or nothing (@bulk): step 1 over the whole burst first; a handle
+ * that is no object of the pool stops it.
  * With nothing on and every handle plain and the pool's, a free burst
  * goes to the stash at once: one load of the word and one branch.
  */
@@ -453,8 +453,25 @@ static unsigned free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 	return 1;
 }
 
+/* All or nothing: every handle one of the pool's objects, else each other reported. */
+static bool bulk_owned(struct hdp_harden_pool *hp, void *const *objs, unsigned n)
+{
+	unsigned bad = 0;
+	uint32_t idx;
+
+	for (unsigned i = 0; i < n; i++)
+		bad += !object_slot(&hp->layout, (char *)hdp_untag(objs[i]) + hp->area_off, &idx);
+	if (hdp_likely(!bad))
+		return true;
+	for (unsigned i = 0; i < n; i++)
+		if (!object_slot(&hp->layout, (char *)hdp_untag(objs[i]) + hp->area_off, &idx))
+			report_invalid_free(hp, objs[i]);
+	return false;
+}
+
 unsigned hdp_harden_pool_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			      void *const *objs, const struct hdp_extent *ext, unsigned n)
+			      void *const *objs, const struct hdp_extent *ext, unsigned n,
+			      bool bulk)
 {
 	struct hdp_harden_view v = hdp_harden_pool_view(hp);
 	unsigned taken = 0;
@@ -464,27 +481,13 @@ unsigned hdp_harden_pool_free(struct hdp_harden_pool *hp, struct hdp_harden_tls 
 		hp->ops->stash(hp, t, objs, n);
 		return n;
 	}
+	if (bulk && !bulk_owned(hp, objs, n))
+		return 0;
 	if (n == 1)
 		return free_one(hp, t, v, objs[0], ext);
 	for (unsigned i = 0; i < n; i += STEP)
 		taken += free_chunk(hp, t, v, objs + i, ext ? ext + i : NULL, min_u(n - i, STEP));
 	return taken;
-}
-
-int hdp_harden_pool_free_bulk(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-			      void *const *objs, unsigned n)
-{
-	unsigned bad = 0;
-	uint32_t idx;
-
-	for (unsigned i = 0; i < n; i++)
-		bad += !object_slot(&hp->layout, (char *)hdp_untag(objs[i]) + hp->area_off, &idx);
-	if (hdp_likely(!bad))
-		return hdp_harden_pool_free(hp, t, objs, NULL, n) == n ? 0 : -EINVAL;
-	for (unsigned i = 0; i < n; i++)
-		if (!object_slot(&hp->layout, (char *)hdp_untag(objs[i]) + hp->area_off, &idx))
-			report_invalid_free(hp, objs[i]);
-	return -EINVAL;
 }
 
 void hdp_harden_pool_zero(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void *obj,

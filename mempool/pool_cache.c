@@ -432,50 +432,42 @@ unsigned hdp_pool_alloc_burst(struct hdp_pool *pool, void **objs, unsigned n)
 }
 
 HDP_COLD static unsigned free_uncached(struct hdp_pool *pool, void *const *objs,
-				       const struct hdp_extent *ext, unsigned n)
+				       const struct hdp_extent *ext, unsigned n, bool bulk)
 {
 	unsigned taken;
 
 	pthread_mutex_lock(&pool->lock);
-	taken = hdp_harden_pool_free(&pool->hp, &pool->orphan_hts, objs, ext, n);
+	taken = hdp_harden_pool_free(&pool->hp, &pool->orphan_hts, objs, ext, n, bulk);
 	pthread_mutex_unlock(&pool->lock);
 	return taken;
 }
 
 /* The caller holds the objects: the view the pipeline reads is as new as their allocation's. */
 static inline unsigned free_n(struct hdp_pool *pool, void *const *objs,
-			      const struct hdp_extent *ext, unsigned n)
+			      const struct hdp_extent *ext, unsigned n, bool bulk)
 {
 	struct pool_cache *c = cache_of(pool);
 
 	if (hdp_unlikely(!c))
-		return free_uncached(pool, objs, ext, n);
-	return hdp_harden_pool_free(&pool->hp, &c->hts, objs, ext, n);
+		return free_uncached(pool, objs, ext, n, bulk);
+	return hdp_harden_pool_free(&pool->hp, &c->hts, objs, ext, n, bulk);
 }
 
 unsigned hdp_pool_free_burst(struct hdp_pool *pool, void *const *objs, unsigned n)
 {
-	return free_n(pool, objs, NULL, n);
+	return free_n(pool, objs, NULL, n, false);
 }
 
 unsigned hdp_pool_free_burst_extent(struct hdp_pool *pool, void *const *objs,
 				    const struct hdp_extent *ext, unsigned n)
 {
-	return free_n(pool, objs, ext, n);
+	return free_n(pool, objs, ext, n, false);
 }
 
 /* All or nothing: a handle that is no object of the pool is reported, none is freed. */
 int hdp_pool_free_bulk(struct hdp_pool *pool, void *const *objs, unsigned n)
 {
-	struct pool_cache *c = cache_of(pool);
-	int ret;
-
-	if (hdp_likely(c != NULL))
-		return hdp_harden_pool_free_bulk(&pool->hp, &c->hts, objs, n);
-	pthread_mutex_lock(&pool->lock);
-	ret = hdp_harden_pool_free_bulk(&pool->hp, &pool->orphan_hts, objs, n);
-	pthread_mutex_unlock(&pool->lock);
-	return ret;
+	return free_n(pool, objs, NULL, n, true) == n ? 0 : -EINVAL;
 }
 
 /* Checked copies and descriptors: the thread's cache carries its counters. */

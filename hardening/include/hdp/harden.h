@@ -543,20 +543,14 @@ HDP_API unsigned hdp_harden_pool_alloc(struct hdp_harden_pool *hp, struct hdp_ha
  * object's write extent: init_on_free=used and redzone; NULL asks the
  * back-end, or means "anywhere"), then to the quarantine or the
  * back-end. A handle that is no object of the pool, a double free or a
- * stale handle is reported under the pool's policy and kept out. Returns
- * how many were taken (the quarantine's included).
+ * stale handle is reported under the pool's policy and kept out. With
+ * @bulk, all or nothing: when a handle is no object of the pool, each
+ * such handle is reported as what it is and none is freed. Returns how
+ * many were taken (the quarantine's included).
  */
 HDP_API unsigned hdp_harden_pool_free(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-				      void *const *objs, const struct hdp_extent *ext, unsigned n);
-
-/*
- * Free all or nothing (a pool's _bulk free): when a handle is no object
- * of the pool, each such handle is reported as what it is and none is
- * freed: -EINVAL. Otherwise hdp_harden_pool_free: 0 when it took every
- * one, -EINVAL when a step refused some (reported).
- */
-HDP_API int hdp_harden_pool_free_bulk(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
-				      void *const *objs, unsigned n);
+				      void *const *objs, const struct hdp_extent *ext, unsigned n,
+				      bool bulk);
 
 /*
  * Everything the protections hold for thread state @t (a quarantine),
