@@ -224,8 +224,9 @@ void hdp_pool_destroy(struct hdp_pool *pool)
 			(unsigned long long)st.obj_count);
 
 	pool_table_remove(pool);
-	pool_caches_release(pool);
+	/* Every thread state first (ops.each_thread walks the caches), then the caches. */
 	hdp_harden_pool_fini(&pool->hp);
+	pool_caches_release(pool);
 	mem_unmap(&pool->map);
 	free(pool->free_stack);
 	free(pool->free_bitmap);

@@ -12,7 +12,11 @@
  * takes no lock and writes nothing shared; a miss takes the pool's lock
  * once and refills to cache_size + n. A thread that exits gives its
  * cached and held objects back (pthread key destructor), so nothing is
- * lost when worker threads come and go. Every push to the shared stack
+ * lost when worker threads come and go, and leaves its cache idle for the
+ * next thread the pool sees: a pool keeps as many caches as it had
+ * threads at once, and each cache's thread state (its counters, its
+ * quarantine's room) lives as long as the pool, which is all the pipeline
+ * asks of a back-end. Every push to the shared stack
  * checks a per-object bit: an object already on it is a double free,
  * caught with hardening off too.
  */
@@ -127,19 +131,11 @@ static unsigned empty_cache_locked(struct hdp_pool *pool, struct pool_cache *c)
 	return refused + drain_held_locked(pool, &c->hts, &c->stats.frees);
 }
 
-/* Fold a cache into its pool and unlink it; pool->lock held. */
-static void cache_retire_locked(struct hdp_pool *pool, struct pool_cache *c)
+/* A leaving thread's cache: emptied, and idle until another thread takes it; pool->lock held. */
+static void cache_leave_locked(struct hdp_pool *pool, struct pool_cache *c)
 {
 	empty_cache_locked(pool, c);
-	hdp_counter_add(&pool->retired.allocs, hdp_counter_read(&c->stats.allocs));
-	hdp_counter_add(&pool->retired.frees, hdp_counter_read(&c->stats.frees));
-	hdp_counter_add(&pool->retired.alloc_fails, hdp_counter_read(&c->stats.alloc_fails));
-	hdp_counter_add(&pool->retired.cache_hits, hdp_counter_read(&c->stats.cache_hits));
-	hdp_counter_add(&pool->retired.cache_misses, hdp_counter_read(&c->stats.cache_misses));
-	hdp_harden_tls_retire(&pool->hp, &c->hts);
-	*c->pprev = c->next;
-	if (c->next)
-		c->next->pprev = c->pprev;
+	c->idle = true;
 	pool->ncaches--;
 }
 
@@ -158,9 +154,8 @@ static void thread_exit(void *arg)
 		/* A destroyed pool already freed this cache with itself. */
 		if (pool) {
 			pthread_mutex_lock(&pool->lock);
-			cache_retire_locked(pool, c);
+			cache_leave_locked(pool, c);
 			pthread_mutex_unlock(&pool->lock);
-			free(c);
 		}
 		slots[i].cache = NULL;
 	}
@@ -173,7 +168,23 @@ static void make_exit_key(void)
 		abort();
 }
 
-HDP_COLD static struct pool_cache *cache_create(struct hdp_pool *pool)
+/* A cache a thread left, taken for this one; NULL when every cache has its thread. */
+static struct pool_cache *cache_reuse(struct hdp_pool *pool)
+{
+	struct pool_cache *c;
+
+	pthread_mutex_lock(&pool->lock);
+	for (c = pool->caches; c && !c->idle; c = c->next)
+		;
+	if (c) {
+		c->idle = false;
+		pool->ncaches++;
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return c;
+}
+
+static struct pool_cache *cache_new(struct hdp_pool *pool)
 {
 	uint32_t cap = pool->cache_size * 2;
 	size_t bytes = sizeof(struct pool_cache) + sizeof(void *) * cap;
@@ -190,21 +201,28 @@ HDP_COLD static struct pool_cache *cache_create(struct hdp_pool *pool)
 	c->cap = cap;
 	c->pool = pool;
 
+	pthread_mutex_lock(&pool->lock);
+	c->next = pool->caches;
+	pool->caches = c;
+	pool->ncaches++;
+	pthread_mutex_unlock(&pool->lock);
+	return c;
+}
+
+HDP_COLD static struct pool_cache *cache_create(struct hdp_pool *pool)
+{
+	struct pool_cache *c;
+
 	pthread_once(&exit_key_once, make_exit_key);
 	if (!tls_key_set) {
 		pthread_setspecific(exit_key, tls_caches);
 		tls_key_set = true;
 	}
-	pthread_mutex_lock(&pool->lock);
-	c->next = pool->caches;
-	if (c->next)
-		c->next->pprev = &c->next;
-	c->pprev = &pool->caches;
-	pool->caches = c;
-	pool->ncaches++;
-	pthread_mutex_unlock(&pool->lock);
-
-	tls_caches[pool->id] = (struct tls_slot){ .cache = c, .gen = pool->gen };
+	c = cache_reuse(pool);
+	if (!c)
+		c = cache_new(pool);
+	if (c)
+		tls_caches[pool->id] = (struct tls_slot){ .cache = c, .gen = pool->gen };
 	return c;
 }
 
@@ -224,6 +242,7 @@ static inline struct pool_cache *cache_of(struct hdp_pool *pool)
 	return hdp_likely(c != NULL) ? c : cache_create(pool);
 }
 
+/* After hdp_harden_pool_fini, which retired every cache's thread state (each_thread). */
 void pool_caches_release(struct hdp_pool *pool)
 {
 	struct pool_cache *c, *next;
@@ -231,11 +250,8 @@ void pool_caches_release(struct hdp_pool *pool)
 	pthread_mutex_lock(&pool->lock);
 	for (c = pool->caches; c; c = next) {
 		next = c->next;
-		/* The pool goes: what the pipeline keeps per thread goes too. */
-		hdp_harden_tls_retire(&pool->hp, &c->hts);
 		free(c);
 	}
-	hdp_harden_tls_retire(&pool->hp, &pool->orphan_hts);
 	pool->caches = NULL;
 	pool->ncaches = 0;
 	pthread_mutex_unlock(&pool->lock);
@@ -279,7 +295,7 @@ static void stash(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void *co
 	struct pool_cache *c = cache_with(pool, t);
 
 	if (hdp_unlikely(!c)) {
-		hdp_counter_add(&pool->retired.frees, n);
+		hdp_counter_add(&pool->uncached.frees, n);
 		stack_push(pool, objs, n);
 		return;
 	}
@@ -336,7 +352,7 @@ static unsigned take(struct hdp_harden_pool *hp, struct hdp_harden_tls *t, void 
 {
 	struct hdp_pool *pool = pool_of(hp);
 	struct pool_cache *c = cache_with(pool, t);
-	struct pool_counters *count = c ? &c->stats : &pool->retired;
+	struct pool_counters *count = c ? &c->stats : &pool->uncached;
 	unsigned out;
 
 	if (hdp_unlikely(!c)) {
@@ -524,7 +540,7 @@ unsigned hdp_pool_drain(struct hdp_pool *pool)
 	pthread_mutex_lock(&pool->lock);
 	for (struct pool_cache *c = pool->caches; c; c = c->next)
 		refused += empty_cache_locked(pool, c);
-	refused += drain_held_locked(pool, &pool->orphan_hts, &pool->retired.frees);
+	refused += drain_held_locked(pool, &pool->orphan_hts, &pool->uncached.frees);
 	pthread_mutex_unlock(&pool->lock);
 	return refused;
 }

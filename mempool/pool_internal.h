@@ -39,7 +39,7 @@ struct pool_cache {
 	uint32_t cap;		/* flush threshold: 2 * size */
 	struct hdp_pool *pool;
 	struct pool_cache *next;	/* pool->caches, under pool->lock */
-	struct pool_cache **pprev;
+	bool idle;			/* its thread left; the next new thread takes it */
 	struct pool_counters stats HDP_CACHE_ALIGNED;
 	struct hdp_harden_tls hts;	/* the pipeline's state for this thread */
 	void *objs[];
@@ -60,8 +60,8 @@ struct hdp_pool {
 	uint32_t free_len;
 	uint64_t *free_bitmap;		/* 1: object is in free_stack */
 	struct pool_cache *caches;
-	struct pool_counters retired;	/* folded in from exited threads */
-	uint64_t ncaches;
+	struct pool_counters uncached;	/* threads without a cache */
+	uint64_t ncaches;		/* caches a thread has now (idle ones not) */
 
 	pool_counter_t double_frees_dropped;	/* frees counted, then refused */
 	struct hdp_harden_tls orphan_hts;	/* threads without a cache; lock held */
@@ -83,7 +83,7 @@ extern const struct hdp_harden_pool_ops pool_ops;
 /* The shared stack of a new pool, every object on it: 0 or -ENOMEM. */
 int pool_stack_build(struct hdp_pool *pool);
 
-/* Caches: unlink and free every cache of a pool being destroyed. */
+/* Caches: free every cache of a pool being destroyed, after hdp_harden_pool_fini. */
 void pool_caches_release(struct hdp_pool *pool);
 
 /*

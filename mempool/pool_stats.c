@@ -27,7 +27,7 @@ void hdp_pool_stats_get(struct hdp_pool *pool, struct hdp_pool_stats *out)
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&pool->lock);
-	add_counters(&t, &pool->retired);
+	add_counters(&t, &pool->uncached);
 	for (struct pool_cache *c = pool->caches; c; c = c->next)
 		add_counters(&t, &c->stats);
 	out->free_shared = pool->free_len;

@@ -637,7 +637,9 @@ HDP_API void hdp_harden_pool_violation(struct hdp_harden_pool *hp, enum hdp_viol
 
 /*
  * Fold a thread's counters into the pool's and free what the protections
- * keep for it (the thread is leaving; drain it first).
+ * keep for it (the thread is leaving; drain it first): for a back-end
+ * that frees a thread's state before the pool goes. hdp_harden_pool_fini
+ * retires every state ops.each_thread names.
  */
 HDP_API void hdp_harden_tls_retire(struct hdp_harden_pool *hp, struct hdp_harden_tls *t);
 
