@@ -274,7 +274,7 @@ struct hdp_pool_stats {
 	uint64_t alloc_fails;	/* calls that got fewer objects than asked */
 	uint64_t cache_hits;	/* objects served by a thread cache alone */
 	uint64_t cache_misses;	/* objects that needed the shared stack */
-	uint64_t caches;	/* thread caches alive */
+	uint64_t caches;	/* caches a live thread has */
 	uint64_t region_bytes;
 	uint64_t page_size;
 	uint64_t pages;
