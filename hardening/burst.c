@@ -453,8 +453,12 @@ static unsigned free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 	return 1;
 }
 
-/* All or nothing: every handle one of the pool's objects, else each other reported. */
-static bool bulk_owned(struct hdp_harden_pool *hp, void *const *objs, unsigned n)
+/*
+ * All or nothing: every handle one of the pool's objects, else each other
+ * reported. Out of line: a forwarder's bursts never ask, and inlined it
+ * doubled the free entry's code.
+ */
+HDP_COLD static bool bulk_owned(struct hdp_harden_pool *hp, void *const *objs, unsigned n)
 {
 	unsigned bad = 0;
 	uint32_t idx;
