@@ -153,6 +153,39 @@ Test(pool_threads, an_exiting_thread_returns_its_cache)
 	hdp_pool_destroy(pool);
 }
 
+/*
+ * Threads one after another, each freeing into a quarantine and wiping:
+ * each takes the cache the last one left, gives back what it held when it
+ * exits, and what every one of them did stays in the pool's figures.
+ */
+Test(pool_threads, threads_one_after_another_share_a_cache_and_keep_their_counts)
+{
+	struct hdp_pool_stats st;
+	const int n = 50;
+
+	make_pool(64, 0);
+	cr_assert_eq(hdp_pool_set(pool, "init_on_free", "on"), 0);
+	cr_assert_eq(hdp_pool_set(pool, "quarantine", "on"), 0);
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+
+		cr_assert_eq(pthread_create(&t, NULL, alloc_and_leave, NULL), 0);
+		pthread_join(t, NULL);
+		hdp_pool_stats_get(pool, &st);
+		cr_assert_eq(st.caches, 0, "thread %d left its cache in use", i);
+		cr_assert_eq(st.held, 0, "thread %d left objects in its quarantine", i);
+		cr_assert_eq(st.free_shared, OBJS);
+	}
+	cr_assert_eq(st.allocs, 10 * n);
+	cr_assert_eq(st.frees, 10 * n);
+	cr_assert_eq(st.harden.counters[HDP_C_BYTES_WIPED], (uint64_t)10 * n * 64,
+		     "every thread's wipes counted, exited or not");
+	/* Then several at once: each has a cache of its own, and none is lost. */
+	run_threads(churn, THREADS);
+	expect_everything_home();
+	hdp_pool_destroy(pool);
+}
+
 static pthread_barrier_t cached, destroyed;
 
 static void *hold_cache_past_destroy(void *arg)
