@@ -454,9 +454,9 @@ static unsigned free_one(struct hdp_harden_pool *hp, struct hdp_harden_tls *t,
 }
 
 /*
- * All or nothing: every handle one of the pool's objects, else each other
- * reported. Out of line: a forwarder's bursts never ask, and inlined it
- * doubled the free entry's code.
+ * All or nothing: is every handle one of the pool's objects? If not, each
+ * one that is not is reported. Out of line: a forwarder's bursts never
+ * ask, and inlined it doubled the free entry's code.
  */
 HDP_COLD static bool bulk_owned(struct hdp_harden_pool *hp, void *const *objs, unsigned n)
 {
