@@ -73,6 +73,10 @@ TRIALS_MAX = 31
 BYPASS = "/sys/kernel/debug/bypass_usercopy_vmalloc_check"
 BYPASS_PREFIX = "kernel-socket-bypass-"
 PROFILE_SECONDS = 2
+# The longest a contender may take from its start to its first forwarded
+# frames (a sanitizer build on a loaded machine takes seconds) before its
+# window opens regardless and reports what it delivered.
+READY_SECONDS = 20
 FRAME_MAX_AT_1500 = 1514	# the longest frame (no FCS) an MTU of 1500 carries; imix's longest
 
 
@@ -263,6 +267,21 @@ class Run:
         except (OSError, subprocess.CalledProcessError, ValueError, KeyError):
             return None
 
+    def until_delivering(self, cont):
+        """Wait until frames reach the sink through contender @cont (its
+        count grows twice in a row: a last frame of the contender before
+        it has left), or it stopped: True, or False after READY_SECONDS."""
+        end = time.time() + READY_SECONDS
+        last, grew = self.sink_count()[0], 0
+        while procs.alive(cont) and time.time() < end:
+            time.sleep(0.05)
+            now = self.sink_count()[0]
+            grew = grew + 1 if now > last else 0
+            last = now
+            if grew == 2:
+                return True
+        return not procs.alive(cont)
+
     def trial(self, name, size):
         """One trial of contender @name at @size: its JSON object."""
         bypass = name[len(BYPASS_PREFIX):] if name.startswith(BYPASS_PREFIX) else None
@@ -279,6 +298,8 @@ class Run:
             placement.napi_on_cpu1(fwd, "compare", name)
         if self.s.placement == "same-rps":
             placement.rps_to_cpu1(fwd)
+        if not self.until_delivering(cont):
+            self.h.say(f"{name} delivered nothing {READY_SECONDS} s after its start")
         time.sleep(self.s.warm)
         counters = self.window()
         # A contender that stopped on its own (hdp-fwd refusing busy polling
