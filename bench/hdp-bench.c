@@ -64,12 +64,13 @@ static int run_python(const struct bench_paths *paths, const char *const *args, 
 }
 
 /*
- * compare, latency and kernel take their own options, which the package
- * reads: the mode, then every other argument, those before it too.
+ * compare, latency, kernel and builds take their own options, which the
+ * package reads: the mode, then every other argument, those before it too.
  */
 static bool is_python_mode(const char *mode)
 {
-	return !strcmp(mode, "compare") || !strcmp(mode, "latency") || !strcmp(mode, "kernel");
+	return !strcmp(mode, "compare") || !strcmp(mode, "latency") || !strcmp(mode, "kernel") ||
+	       !strcmp(mode, "builds");
 }
 
 static int bench_python(int argc, char **argv, int mode)
@@ -172,6 +173,7 @@ static void usage(FILE *f)
 		"usage: hdp-bench micro|regions|sample|dpdk [--quick] [--trials N] [--out DIR]\n"
 		"                 [--cpu N] [OPTIONS]\n"
 		"       hdp-bench compare|latency|kernel [THEIR OPTIONS]  (hdp-bench MODE --help)\n"
+		"       hdp-bench builds OLD NEW [THEIR OPTIONS]  (hdp-bench builds --help)\n"
 		"modes:\n"
 		"  micro     the forwarding pipeline over in-memory rings, per profile, each\n"
 		"            run from the forwarder's state as made. Alone over off: bounds,\n"
@@ -196,6 +198,8 @@ static void usage(FILE *f)
 		"  kernel    the seeds' kernels built from Debian's sources and booted under\n"
 		"            QEMU: each mechanism off, on and bypassed, hdp beside it in the\n"
 		"            same guest (root)\n"
+		"  builds    two builds' micro run in turn, round by round: each figure of\n"
+		"            NEW against OLD's from the same round, and the sign test's verdict\n"
 		"  dpdk      dpdk-testpmd on net_null: mbufs on DPDK's ring driver or on\n"
 		"            hdp's per profile, cache on and off (root; docs/DPDK.md)\n"
 		"options of micro, regions, sample and dpdk:\n"

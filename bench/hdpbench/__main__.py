@@ -23,6 +23,11 @@ def _latency(argv):
     return latency.main(argv, Paths())
 
 
+def _builds(argv):
+    from hdpbench import builds
+    return builds.main(argv)
+
+
 def _dpdk(argv):
     from hdpbench import dpdk_pools
     return dpdk_pools.main(argv)
@@ -48,8 +53,8 @@ def _latency_report(argv):
     return latency.main(argv)
 
 
-MODES = {"compare": _compare, "latency": _latency, "dpdk": _dpdk, "kernel": _kernel,
-         "topology": _topology, "compare-report": _compare_report,
+MODES = {"compare": _compare, "latency": _latency, "builds": _builds, "dpdk": _dpdk,
+         "kernel": _kernel, "topology": _topology, "compare-report": _compare_report,
          "latency-report": _latency_report}
 
 

@@ -1,0 +1,65 @@
+"""hdp-bench builds' statistics, without a run: the sign test, and each
+figure judged from given rounds (paired ratio, what NEW adds over off's
+change, the verdict). Run by meson (TAP) with the source tree as argument
+1; python3 -m unittest works too.
+"""
+import os
+import sys
+import unittest
+
+SOURCE = sys.argv[1] if len(sys.argv) > 1 and os.path.isdir(sys.argv[1]) else \
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(SOURCE, "bench"))
+
+from hdpbench import builds  # noqa: E402
+
+
+def rounds(off, prof, n):
+    """@n rounds of figures: off and one profile at 60 bytes."""
+    return [{("off", 60): off[i % len(off)], ("p", 60): prof[i % len(prof)]} for i in range(n)]
+
+
+class SignTest(unittest.TestCase):
+    def test_p_of_rounds_all_one_way_and_split(self):
+        self.assertEqual(builds.sign_test(6, 0), 2 / 64)
+        self.assertEqual(builds.sign_test(0, 8), 2 / 256)
+        self.assertEqual(builds.sign_test(5, 0), 2 / 32)
+        self.assertEqual(builds.sign_test(4, 4), 1.0)
+        self.assertEqual(builds.sign_test(0, 0), 1.0)
+        # 7 of 8: 2 * (1 + 8) / 256
+        self.assertAlmostEqual(builds.sign_test(7, 1), 18 / 256)
+
+
+class Judge(unittest.TestCase):
+    def test_faster_in_every_round_is_faster(self):
+        old = rounds([20.0, 22.0], [50.0, 55.0], 8)
+        new = rounds([20.0, 22.0], [45.0, 50.0], 8)
+        p = {(r["profile"], r["size"]): r for r in builds.judge(old, new)}[("p", 60)]
+        self.assertEqual((p["faster_rounds"], p["slower_rounds"]), (8, 0))
+        self.assertEqual(p["verdict"], "faster")
+        self.assertEqual(p["added_ns"], -5.0)
+        self.assertAlmostEqual(p["paired"]["median"], (45 / 50 + 50 / 55) / 2)
+        self.assertEqual(p["base"]["median"], 52.5)
+
+    def test_slower_and_no_difference(self):
+        old = rounds([20.0], [50.0], 6)
+        slower = builds.judge(old, rounds([20.0], [51.0], 6))
+        self.assertEqual(slower[1]["verdict"], "slower")
+        mixed = builds.judge(old, rounds([20.0], [49.0, 51.0], 6))
+        self.assertEqual(mixed[1]["verdict"], "no difference shown")
+        self.assertEqual(mixed[1]["p"], 1.0)
+        # off against itself: nothing added, whatever its own change.
+        self.assertEqual(mixed[0]["added_ns"], 0)
+
+    def test_what_new_adds_is_net_of_offs_own_change(self):
+        # The machine 10 % slower for NEW: off and the profile alike.
+        old = rounds([20.0], [40.0], 6)
+        new = rounds([22.0], [44.0], 6)
+        p = builds.judge(old, new)[1]
+        self.assertAlmostEqual(p["added_ns"], 2.0)
+        self.assertEqual(p["verdict"], "slower")
+
+
+if __name__ == "__main__":
+    argv = [sys.argv[0]] + [a for a in sys.argv[2:]]
+    unittest.main(argv=argv, verbosity=2)
