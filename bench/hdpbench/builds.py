@@ -12,6 +12,7 @@ import tempfile
 
 import bench_out
 
+from .harness import catch_signals
 from .options import UsageError, parse
 
 USAGE = """\
@@ -184,14 +185,12 @@ def measure(s, rounds_dir, say):
         for who in turn:
             say(f"round {r + 1} of {s.rounds}: {who.upper() if who != 'aa' else 'OLD again'}")
             got = run_micro(progs[who], s.micro, os.path.join(rounds_dir, f"round{r + 1:02d}-{who}"))
-            figures[who].append(got[0])
-            first = first or got[1]
-    keys = set(figures["old"][0])
-    for who in ("new", "aa"):
-        for f in figures[who]:
-            if set(f) != keys:
+            first = first or got
+            if set(got[0]) != set(first[0]):
                 raise MicroFailed("the two builds' micro measured different profiles or "
                                   "sizes: compare builds that know the same profiles", 1)
+            figures[who].append(got[0])
+    first = first[1]
     return figures["old"], figures["new"], figures["aa"] if s.aa else None, order, first
 
 
@@ -204,6 +203,7 @@ def main(argv):
     if s.help:
         sys.stdout.write(USAGE)
         return 0
+    catch_signals()		# the scratch directory goes, whatever ends the run
     outfd = None
     if s.out:
         try:
