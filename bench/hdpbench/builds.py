@@ -5,6 +5,7 @@ import json
 import math
 import os
 import shutil
+import stat
 import statistics
 import subprocess
 import sys
@@ -27,7 +28,9 @@ hours hit both alike. Per profile and size: each build's ns a packet
 over the same round's OLD, then the median, with min and max), the ns
 NEW adds over OLD beyond off's own change, and in how many rounds NEW
 was the faster, with the sign test's p: "faster" or "slower" when p <
-0.05, else no difference shown.
+0.05, else no difference shown. A program that any user could replace
+(it, or a directory above it, writable by all and not sticky) is refused:
+run as root, builds would run whatever stood there.
 
   --rounds N         rounds, 2 to 99 (default 8); 6 or more for a verdict
                      (fewer cannot reach p < 0.05)
@@ -78,12 +81,32 @@ class Settings:
 
 
 def hdp_bench_of(build):
-    """The hdp-bench program of @build (a build tree or the program itself)."""
+    """The hdp-bench program of @build (a build tree or the program
+    itself), by its real path: run as root, it runs what that names."""
     prog = os.path.join(build, "bench", "hdp-bench") if os.path.isdir(build) else build
     if not (os.path.isfile(prog) and os.access(prog, os.X_OK)):
         raise UsageError(f"'{build}': no hdp-bench there (a build tree's bench/hdp-bench, "
                          "or the program itself)")
-    return os.path.abspath(prog)
+    prog = os.path.realpath(prog)
+    why = others_can_replace(prog)
+    if why:
+        raise UsageError(f"'{build}': {why}: a user could put another program in its place; "
+                         "build it where only its owner can write")
+    return prog
+
+
+def others_can_replace(path):
+    """None, or which of @path and the directories above it every user may
+    write to (a sticky directory lets nobody replace another's entry). A
+    group's write is its owner's choice of whom to trust, and left be."""
+    while True:
+        st = os.stat(path)
+        sticky = stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX
+        if st.st_mode & stat.S_IWOTH and not sticky:
+            return f"{path} is writable by all"
+        if path == "/":
+            return None
+        path = os.path.dirname(path)
 
 
 class MicroFailed(Exception):
@@ -95,17 +118,32 @@ class MicroFailed(Exception):
         self.status = status
 
 
-def run_micro(prog, args, out):
-    """One micro run into @out: ({(profile, size): ns a packet}, its
-    results.json), or MicroFailed."""
-    r = subprocess.run([prog, "micro", *args, "--out", out], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, text=True)
+def read_results(dirfd, name):
+    """Round @name's micro results under the directory @dirfd: ({(profile,
+    size): ns a packet}, its results.json). The directory may be another
+    user's: no link is followed and nothing but a regular file is read
+    (bench_out.read), and what is not micro's results is MicroFailed."""
+    text = bench_out.read(dirfd, f"{name}/results.json")
+    if text is None:
+        raise MicroFailed(f"{name}/results.json: not a regular file micro wrote "
+                          "(missing, a link, or not a file)", 1)
+    try:
+        res = json.loads(text)
+        return {(x["profile"], x.get("size", 60)): x["ns_per_pkt"]["median"]
+                for x in res["runs"]}, res
+    except (ValueError, KeyError, TypeError) as e:
+        raise MicroFailed(f"{name}/results.json: not micro's results ({e!r})", 1) from None
+
+
+def run_micro(prog, args, where, dirfd, name):
+    """One micro run into @where/@name (@dirfd: @where held open): its
+    figures and results.json (read_results), or MicroFailed."""
+    r = subprocess.run([prog, "micro", *args, "--out", os.path.join(where, name)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode:
         last = (r.stderr.strip().splitlines() or [f"status {r.returncode}"])[-1]
         raise MicroFailed(f"{prog} micro {' '.join(args)}: {last}", 2 if r.returncode == 2 else 1)
-    with open(os.path.join(out, "results.json")) as f:
-        res = json.load(f)
-    return {(x["profile"], x.get("size", 60)): x["ns_per_pkt"]["median"] for x in res["runs"]}, res
+    return read_results(dirfd, name)
 
 
 def sign_test(faster, slower):
@@ -171,7 +209,7 @@ def markdown(s, rows, aa, order):
     return "\n".join(lines) + "\n"
 
 
-def measure(s, rounds_dir, say):
+def measure(s, rounds_dir, dirfd, say):
     """Every round: (OLD's figures, NEW's, OLD again's or None, the order,
     the first results.json); MicroFailed when a run or the two builds'
     figures do not match."""
@@ -184,7 +222,7 @@ def measure(s, rounds_dir, say):
         order.append(turn)
         for who in turn:
             say(f"round {r + 1} of {s.rounds}: {who.upper() if who != 'aa' else 'OLD again'}")
-            got = run_micro(progs[who], s.micro, os.path.join(rounds_dir, f"round{r + 1:02d}-{who}"))
+            got = run_micro(progs[who], s.micro, rounds_dir, dirfd, f"round{r + 1:02d}-{who}")
             first = first or got
             if set(got[0]) != set(first[0]):
                 raise MicroFailed("the two builds' micro measured different profiles or "
@@ -214,13 +252,16 @@ def main(argv):
     # Each micro run makes its own directory there, as micro's --out does.
     work = tempfile.mkdtemp()
     rounds_dir = s.out or work
+    dirfd = outfd if outfd is not None else bench_out.open_dir(work)
     try:
         old, new, again, order, first = measure(
-            s, rounds_dir, lambda m: print(f"builds: {m}", file=sys.stderr, flush=True))
+            s, rounds_dir, dirfd, lambda m: print(f"builds: {m}", file=sys.stderr, flush=True))
     except MicroFailed as e:
         print(f"builds: {e}", file=sys.stderr)
         return e.status
     finally:
+        if dirfd != outfd:
+            os.close(dirfd)
         shutil.rmtree(work)
     rows = judge(old, new)
     aa = judge(old, again) if again else None

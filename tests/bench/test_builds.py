@@ -3,14 +3,17 @@ figure judged from given rounds (paired ratio, what NEW adds over off's
 change, the verdict). Run by meson (TAP) with the source tree as argument
 1; python3 -m unittest works too.
 """
+import json
 import os
 import sys
+import tempfile
 import unittest
 
 SOURCE = sys.argv[1] if len(sys.argv) > 1 and os.path.isdir(sys.argv[1]) else \
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(SOURCE, "bench"))
 
+import bench_out  # noqa: E402
 from hdpbench import builds  # noqa: E402
 
 
@@ -58,6 +61,58 @@ class Judge(unittest.TestCase):
         p = builds.judge(old, new)[1]
         self.assertAlmostEqual(p["added_ns"], 2.0)
         self.assertEqual(p["verdict"], "slower")
+
+
+
+class RoundResults(unittest.TestCase):
+    """A round's results.json is read in --out, which may be another
+    user's directory: whatever stands at the name, it is read only if it
+    is a regular file reached without a link, and never waited on."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+        self.fd = bench_out.open_dir(self.d)
+        os.mkdir(os.path.join(self.d, "round01-old"))
+        self.path = os.path.join(self.d, "round01-old", "results.json")
+
+    def tearDown(self):
+        os.close(self.fd)
+        self.tmp.cleanup()
+
+    def refused(self, name="round01-old"):
+        # A FIFO waited on would hang here: meson's timeout fails the test.
+        with self.assertRaises(builds.MicroFailed) as e:
+            builds.read_results(self.fd, name)
+        self.assertIn(f"{name}/results.json", str(e.exception))
+
+    def test_micros_results_are_read(self):
+        with open(self.path, "w") as f:
+            json.dump({"runs": [{"profile": "off", "size": 60, "ns_per_pkt": {"median": 20.5}},
+                                {"profile": "default", "ns_per_pkt": {"median": 40.0}}]}, f)
+        figures, res = builds.read_results(self.fd, "round01-old")
+        self.assertEqual(figures, {("off", 60): 20.5, ("default", 60): 40.0})
+        self.assertEqual(len(res["runs"]), 2)
+
+    def test_a_fifo_is_not_waited_on(self):
+        os.mkfifo(self.path)
+        self.refused()
+
+    def test_a_link_at_the_file_or_the_round_is_not_followed(self):
+        secret = os.path.join(self.d, "secret.json")
+        with open(secret, "w") as f:
+            json.dump({"runs": []}, f)
+        os.symlink(secret, self.path)
+        self.refused()
+        os.symlink(os.path.join(self.d, "round01-old"), os.path.join(self.d, "round02-old"))
+        self.refused("round02-old")
+
+    def test_missing_or_not_micros_results(self):
+        self.refused()
+        for text in ("not json", "[]", '{"runs": [{"profile": "off"}]}'):
+            with open(self.path, "w") as f:
+                f.write(text)
+            self.refused()
 
 
 if __name__ == "__main__":
