@@ -270,10 +270,11 @@ class Run:
     def until_delivering(self, cont):
         """Wait until frames reach the sink through contender @cont (its
         count grows twice in a row: a last frame of the contender before
-        it has left), or it stopped: True, or False after READY_SECONDS."""
-        end = time.time() + READY_SECONDS
+        it has left) or it stopped, which the trial then reports: True;
+        False when neither happened in READY_SECONDS."""
+        end = time.monotonic() + READY_SECONDS
         last, grew = self.sink_count()[0], 0
-        while procs.alive(cont) and time.time() < end:
+        while procs.alive(cont) and time.monotonic() < end:
             time.sleep(0.05)
             now = self.sink_count()[0]
             grew = grew + 1 if now > last else 0
