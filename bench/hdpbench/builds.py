@@ -4,16 +4,16 @@ from the same round."""
 import json
 import math
 import os
-import shutil
+import re
 import stat
 import statistics
 import subprocess
 import sys
-import tempfile
 
 import bench_out
 
-from .harness import catch_signals
+from . import procs
+from .harness import Harness, prepare_out
 from .options import UsageError, parse
 
 USAGE = """\
@@ -27,13 +27,14 @@ hours hit both alike. Per profile and size: each build's ns a packet
 (the median over rounds), the paired ratio NEW/OLD (each round's NEW
 over the same round's OLD, then the median, with min and max), the ns
 NEW adds over OLD beyond off's own change, and in how many rounds NEW
-was the faster, with the sign test's p: "faster" or "slower" when p <
-0.05, else no difference shown. A program that any user could replace
+was the faster, with the sign test's p corrected over every row (Holm):
+"faster" or "slower" when p < 0.05, else no difference shown. A program that any user could replace
 (it, or a directory above it, writable by all and not sticky) is refused:
 run as root, builds would run whatever stood there.
 
-  --rounds N         rounds, 2 to 99 (default 8); 6 or more for a verdict
-                     (fewer cannot reach p < 0.05)
+  --rounds N         rounds, 2 to 99 (default 8). A verdict needs 2^N over
+                     40 times the rows: 6 rounds for one row, 9 for the 9
+                     of --only default,strict --size 60,1500,9000
   --aa               each round also OLD again: the A/A control, OLD
                      against itself by the same rule, which should show no
                      difference (a run that shows one is too noisy to read);
@@ -48,29 +49,26 @@ MICRO_OPTIONS = ("only", "size", "trials", "cpu")
 ROUNDS_MAX = 99
 P_VERDICT = 0.05
 OUTPUTS = ("results.json", "results.md")
-# With the A/A control, three runs a round: over six rounds each comes in
-# each place twice, and each before each other three times.
-ORDERS_AA = (("old", "new", "aa"), ("new", "aa", "old"), ("aa", "old", "new"),
-             ("aa", "new", "old"), ("new", "old", "aa"), ("old", "aa", "new"))
+# With the A/A control, three runs a round. Each round mirrors the one
+# before it, so that over any even number of rounds each of the three runs
+# before each other as often as after; over six, each comes in each place
+# twice.
+ORDERS_AA = (("old", "new", "aa"), ("aa", "new", "old"), ("new", "aa", "old"),
+             ("old", "aa", "new"), ("aa", "old", "new"), ("new", "old", "aa"))
 
 
 class Settings:
     def __init__(self, argv):
-        # OLD and NEW first, then the options.
         builds = []
-        while argv and len(builds) < 2 and not argv[0].startswith("-"):
-            builds.append(argv[0])
-            argv = argv[1:]
-        o = parse(argv, ("help", "aa", "quick"), ("rounds", "out") + MICRO_OPTIONS)
+        o = parse(argv, ("help", "aa", "quick"), ("rounds", "out") + MICRO_OPTIONS, builds)
         self.help = "help" in o
         if self.help:
             return
         if len(builds) != 2:
-            raise UsageError(f"expected two builds, OLD and NEW, before any option; "
-                             f"got {len(builds)}", True)
+            raise UsageError(f"expected two builds, OLD and NEW; got {len(builds)}", True)
         self.old, self.new = (hdp_bench_of(b) for b in builds)
         rounds = o.get("rounds", "8")
-        if not rounds.isdigit() or not 2 <= int(rounds) <= ROUNDS_MAX:
+        if not re.fullmatch(r"[0-9]{1,2}", rounds) or not 2 <= int(rounds) <= ROUNDS_MAX:
             raise UsageError(f"--rounds '{rounds}': expected 2 to {ROUNDS_MAX}")
         self.rounds = int(rounds)
         self.aa = "aa" in o
@@ -135,14 +133,16 @@ def read_results(dirfd, name):
         raise MicroFailed(f"{name}/results.json: not micro's results ({e!r})", 1) from None
 
 
-def run_micro(prog, args, where, dirfd, name):
-    """One micro run into @where/@name (@dirfd: @where held open): its
-    figures and results.json (read_results), or MicroFailed."""
-    r = subprocess.run([prog, "micro", *args, "--out", os.path.join(where, name)],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if r.returncode:
-        last = (r.stderr.strip().splitlines() or [f"status {r.returncode}"])[-1]
-        raise MicroFailed(f"{prog} micro {' '.join(args)}: {last}", 2 if r.returncode == 2 else 1)
+def run_micro(h, prog, args, where, dirfd, name):
+    """One micro run into @where/@name (@dirfd: @where held open), as a
+    process of harness @h (a signal ends it as the harness ends its
+    own): its figures and results.json (read_results), or MicroFailed."""
+    p = h.start([prog, "micro", *args, "--out", os.path.join(where, name)], name + ".log")
+    status = procs.status(p)
+    if status:
+        said = h.read(name + ".log").strip().splitlines()
+        raise MicroFailed(f"{prog} micro {' '.join(args)}: {said[-1] if said else f'status {status}'}",
+                          2 if status == 2 else 1)
     return read_results(dirfd, name)
 
 
@@ -158,8 +158,21 @@ def spread(values):
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
+def holm(ps):
+    """Holm's correction of @ps for testing them all at once: each p as
+    large as it must be so that P_VERDICT bounds the chance of any false
+    verdict among them, not of each."""
+    order = sorted(range(len(ps)), key=ps.__getitem__)
+    out, worst = [1.0] * len(ps), 0.0
+    for k, i in enumerate(order):
+        worst = max(worst, min(1.0, (len(ps) - k) * ps[i]))
+        out[i] = worst
+    return out
+
+
 def judge(base, other):
-    """@other's rounds against @base's, the same rounds: per (profile, size)."""
+    """@other's rounds against @base's, the same rounds: per (profile,
+    size), the verdict from the sign test's p corrected over every row."""
     rows = []
     for key in base[0]:
         ratios = [o[key] / b[key] for b, o in zip(base, other)]
@@ -168,16 +181,17 @@ def judge(base, other):
                  if off in b and off in o]
         faster = sum(r < 1 for r in ratios)
         slower = sum(r > 1 for r in ratios)
-        p = sign_test(faster, slower)
-        verdict = ("faster" if faster > slower else "slower") if p < P_VERDICT else \
-            "no difference shown"
         rows.append({"profile": key[0], "size": key[1],
                      "base": spread([b[key] for b in base]),
                      "other": spread([o[key] for o in other]),
                      "paired": spread(ratios),
                      "added_ns": statistics.median(added) if added else None,
-                     "faster_rounds": faster, "slower_rounds": slower, "p": p,
-                     "verdict": verdict})
+                     "faster_rounds": faster, "slower_rounds": slower,
+                     "p": sign_test(faster, slower)})
+    for r, p in zip(rows, holm([r["p"] for r in rows])):
+        r["p_holm"] = p
+        r["verdict"] = ("faster" if r["faster_rounds"] > r["slower_rounds"] else "slower") \
+            if p < P_VERDICT else "no difference shown"
     return rows
 
 
@@ -194,7 +208,7 @@ def markdown(s, rows, aa, order):
         line = (f"| {r['profile']} | {r['size']} | {r['base']['median']:.1f} | "
                 f"{r['other']['median']:.1f} | {r['paired']['median']:.3f} "
                 f"({r['paired']['min']:.3f}-{r['paired']['max']:.3f}) | {added} | "
-                f"{r['faster_rounds']} of {s.rounds} | {r['p']:.3f} | {r['verdict']} |")
+                f"{r['faster_rounds']} of {s.rounds} | {r['p_holm']:.3f} | {r['verdict']} |")
         if aa:
             a = aa[i]
             line += (f" {a['paired']['median']:.3f} ({a['paired']['min']:.3f}-"
@@ -202,14 +216,14 @@ def markdown(s, rows, aa, order):
         lines.append(line)
     lines += ["", "NEW adds: each round's (NEW's profile - NEW's off) - (OLD's profile - OLD's "
               "off), the median: what NEW changes in the profile's own cost. p: the sign "
-              "test over the rounds (ties left out)."]
+              "test over the rounds (ties left out), corrected over the rows (Holm)."]
     if aa and any(a["verdict"] != "no difference shown" for a in aa):
         lines.append("The A/A control shows a difference: the machine was too noisy for "
                      "these rounds to be read.")
     return "\n".join(lines) + "\n"
 
 
-def measure(s, rounds_dir, dirfd, say):
+def measure(s, h, rounds_dir, dirfd):
     """Every round: (OLD's figures, NEW's, OLD again's or None, the order,
     the first results.json); MicroFailed when a run or the two builds'
     figures do not match."""
@@ -221,8 +235,8 @@ def measure(s, rounds_dir, dirfd, say):
             (["old", "new"] if r % 2 == 0 else ["new", "old"])
         order.append(turn)
         for who in turn:
-            say(f"round {r + 1} of {s.rounds}: {who.upper() if who != 'aa' else 'OLD again'}")
-            got = run_micro(progs[who], s.micro, rounds_dir, dirfd, f"round{r + 1:02d}-{who}")
+            h.say(f"round {r + 1} of {s.rounds}: {who.upper() if who != 'aa' else 'OLD again'}")
+            got = run_micro(h, progs[who], s.micro, rounds_dir, dirfd, f"round{r + 1:02d}-{who}")
             first = first or got
             if set(got[0]) != set(first[0]):
                 raise MicroFailed("the two builds' micro measured different profiles or "
@@ -241,28 +255,21 @@ def main(argv):
     if s.help:
         sys.stdout.write(USAGE)
         return 0
-    catch_signals()		# the scratch directory goes, whatever ends the run
     outfd = None
     if s.out:
+        outfd, status = prepare_out("builds", bench_out.prepare, s.out, OUTPUTS)
+        if outfd is None:
+            return status
+    # Without --out the rounds go to the harness's scratch directory, which
+    # goes with it, whatever ends the run. Each micro run makes its own.
+    with Harness("builds", "hdpbuilds") as h:
+        where = s.out or h.work
+        dirfd = outfd if outfd is not None else bench_out.open_dir(h.work)
         try:
-            outfd = bench_out.prepare(s.out, OUTPUTS)
-        except bench_out.OutError as e:
-            print(f"builds: --out: {e}", file=sys.stderr)
-            return 2
-    # Each micro run makes its own directory there, as micro's --out does.
-    work = tempfile.mkdtemp()
-    rounds_dir = s.out or work
-    dirfd = outfd if outfd is not None else bench_out.open_dir(work)
-    try:
-        old, new, again, order, first = measure(
-            s, rounds_dir, dirfd, lambda m: print(f"builds: {m}", file=sys.stderr, flush=True))
-    except MicroFailed as e:
-        print(f"builds: {e}", file=sys.stderr)
-        return e.status
-    finally:
-        if dirfd != outfd:
-            os.close(dirfd)
-        shutil.rmtree(work)
+            old, new, again, order, first = measure(s, h, where, dirfd)
+        except MicroFailed as e:
+            h.say(str(e))
+            return e.status
     rows = judge(old, new)
     aa = judge(old, again) if again else None
     md = markdown(s, rows, aa, order)

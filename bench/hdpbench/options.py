@@ -28,9 +28,12 @@ def _name_of(arg, names):
     raise UsageError(f"unknown option '{arg}'", True)
 
 
-def parse(argv, flags, valued):
+def parse(argv, flags, valued, positional=None):
     """{name: True or its value} from @argv; @flags take no value, @valued
-    one. -h is --help, when "help" is among @flags."""
+    one. -h is --help, when "help" is among @flags. With a list
+    @positional, the arguments that are no option nor an option's value
+    go there, wherever they stand (hdp-bench gives a mode the options
+    written before it, after it); without, each is refused."""
     got = {}
     i = 0
     while i < len(argv):
@@ -38,6 +41,9 @@ def parse(argv, flags, valued):
         i += 1
         if arg == "-h" and "help" in flags:
             arg = "--help"
+        if positional is not None and not arg.startswith("-"):
+            positional.append(arg)
+            continue
         if not arg.startswith("--") or arg == "--":
             raise UsageError(f"unknown option '{arg}'", True)
         name = _name_of(arg, tuple(flags) + tuple(valued))

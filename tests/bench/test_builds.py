@@ -45,10 +45,10 @@ class Judge(unittest.TestCase):
         self.assertEqual(p["base"]["median"], 52.5)
 
     def test_slower_and_no_difference(self):
-        old = rounds([20.0], [50.0], 6)
-        slower = builds.judge(old, rounds([20.0], [51.0], 6))
+        old = rounds([20.0], [50.0], 8)
+        slower = builds.judge(old, rounds([20.0], [51.0], 8))
         self.assertEqual(slower[1]["verdict"], "slower")
-        mixed = builds.judge(old, rounds([20.0], [49.0, 51.0], 6))
+        mixed = builds.judge(old, rounds([20.0], [49.0, 51.0], 8))
         self.assertEqual(mixed[1]["verdict"], "no difference shown")
         self.assertEqual(mixed[1]["p"], 1.0)
         # off against itself: nothing added, whatever its own change.
@@ -56,12 +56,33 @@ class Judge(unittest.TestCase):
 
     def test_what_new_adds_is_net_of_offs_own_change(self):
         # The machine 10 % slower for NEW: off and the profile alike.
-        old = rounds([20.0], [40.0], 6)
-        new = rounds([22.0], [44.0], 6)
+        old = rounds([20.0], [40.0], 8)
+        new = rounds([22.0], [44.0], 8)
         p = builds.judge(old, new)[1]
         self.assertAlmostEqual(p["added_ns"], 2.0)
         self.assertEqual(p["verdict"], "slower")
 
+
+    def test_a_verdict_is_corrected_for_the_rows_judged_at_once(self):
+        # Nine rows (off, default, strict at three sizes), NEW faster in
+        # every round: six rounds give each p = 1/32, which over nine rows
+        # is no verdict; nine rounds give 1/256, times nine under 0.05.
+        def nine(n, ns):
+            return [{(p, z): ns * (1 + k) + z for k, p in enumerate(("off", "default", "strict"))
+                     for z in (60, 1500, 9000)} for _ in range(n)]
+        for n, want in ((6, "no difference shown"), (9, "faster")):
+            rows = builds.judge(nine(n, 20.0), nine(n, 19.0))
+            self.assertEqual({r["verdict"] for r in rows}, {want}, n)
+            self.assertTrue(all(r["p_holm"] >= r["p"] for r in rows))
+
+
+class Holm(unittest.TestCase):
+    def test_each_p_scaled_by_its_rank_and_kept_in_order(self):
+        got = builds.holm([0.01, 0.04, 0.03])
+        for g, want in zip(got, [0.03, 0.06, 0.06]):
+            self.assertAlmostEqual(g, want)
+        self.assertEqual(builds.holm([0.5, 0.9]), [1.0, 1.0])
+        self.assertEqual(builds.holm([]), [])
 
 
 class RoundResults(unittest.TestCase):
